@@ -1,0 +1,3 @@
+from econ.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,714 @@
+"""Assumption CSVs -> one validated object addressable by dotted keys.
+
+This module is the only reader of ``data/``. Every value of the model is a
+dotted key (MODEL.md section 2):
+
+- a scalar of ``assumptions.csv``: ``contract.value_usd``
+- a cell of a table CSV whose first column is the row id:
+  ``<table>.<row id>.<column>``, e.g. ``tiers.ultrafast.usage_multiplier``.
+
+Every failure raises :class:`AssumptionError`, whose message names the file,
+the row as a spreadsheet numbers it (the header is row 1), the column, the
+value found and what was expected.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import hashlib
+import io
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+SCALAR_FILE = "assumptions.csv"
+TABLE_FILES = ("plans", "tiers", "hardware", "frontier")
+ANALYSIS_FILES = ("sensitivity.csv", "correlations.csv", "grids.csv")
+DISTRIBUTIONS = ("uniform", "triangular", "pert", "normal", "lognormal")
+
+
+class AssumptionError(ValueError):
+    """Bad assumption data: the message says where and what was expected."""
+
+
+# ---------------------------------------------------------------------------
+# validation rules
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one value must be: its unit, its kind and its range."""
+
+    unit: str
+    kind: str = "number"  # number | integer | id
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    optional: bool = False
+
+    def expected(self) -> str:
+        if self.kind == "id":
+            return "an id"
+        what = "a whole number" if self.kind == "integer" else "a number"
+        lo, hi = self.low, self.high
+        if lo is not None and hi is not None:
+            left = "(" if self.low_open else "["
+            right = ")" if self.high_open else "]"
+            return f"{what} in {left}{_fmt(lo)}, {_fmt(hi)}{right}"
+        if lo is not None:
+            return f"{what} {'>' if self.low_open else '>='} {_fmt(lo)}"
+        if hi is not None:
+            return f"{what} {'<' if self.high_open else '<='} {_fmt(hi)}"
+        return what
+
+    def check(self, x: float) -> bool:
+        if not math.isfinite(x):
+            return False
+        if self.kind == "integer" and x != int(x):
+            return False
+        if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
+            return False
+        if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
+            return False
+        return True
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _pos(unit: str, optional: bool = False) -> Rule:
+    return Rule(unit, low=0, low_open=True, optional=optional)
+
+
+def _share(unit: str = "share", optional: bool = False) -> Rule:
+    return Rule(unit, low=0, high=1, optional=optional)
+
+
+def _nonneg(unit: str) -> Rule:
+    return Rule(unit, low=0)
+
+
+SCALARS: dict[str, Rule] = {
+    "contract.value_usd": _pos("USD"),
+    "contract.mw": _pos("MW"),
+    "contract.term_months": Rule("months", "integer", low=1),
+    "contract.ramp_months": Rule("months", low=0),
+    "contract.platform": Rule("id", "id"),
+    "horizon.months": Rule("months", "integer", low=1, high=600),
+    "finance.discount_rate_annual": Rule("1/yr", low=-0.99, high=10),
+    "finance.variable_cost_share": _share("share of revenue"),
+    "market.mau": _pos("users"),
+    "market.mau_growth_monthly": Rule("1/month", low=-0.5, high=1),
+    "market.plus_share_of_mau": _share(),
+    "market.pro_subscribers_start": _nonneg("users"),
+    "usage.demand_sigma": _pos("-"),
+    "usage.speed_elasticity": Rule("-", low=0, high=3),
+    "usage.token_efficiency_gain_annual": Rule("1/yr", low=0, high=1, high_open=True),
+    "usage.peak_concurrency": Rule("share of adopters", low=0, high=1, low_open=True),
+    "conversion.plus_to_pro_base_monthly": _share("1/month"),
+    "conversion.capped_upgrade_propensity": _share("1/month"),
+    "conversion.pro_churn_monthly": _share("1/month"),
+    "api.ultrafast_tokens_per_month": _nonneg("tokens/month"),
+    "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
+    "agent.calls": Rule("calls", "integer", low=1),
+    "agent.output_tokens_per_call": _pos("tokens"),
+    "agent.ttft_s": _nonneg("s"),
+    "agent.p99_multiplier": Rule("x median", low=1),
+    "buy.facility_capex_usd_per_mw": _nonneg("USD/MW"),
+    "buy.power_price_usd_per_kwh": _nonneg("USD/kWh"),
+    "buy.pue": Rule("-", low=1),
+    "buy.maintenance_share_annual": _share("1/yr"),
+    "buy.resale_share": _share(),
+    "buy.facility_life_years": _pos("years"),
+    "model.params": _pos("params"),
+    "model.bytes_per_param": _pos("bytes"),
+    "model.active_param_share": Rule("share", low=0, high=1, low_open=True),
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: dict[str, Rule]
+    required_rows: tuple[str, ...] = ()
+    # (row id, column) cells that must be filled although the column is optional
+    required_cells: tuple[tuple[str, str], ...] = ()
+
+
+TABLES: dict[str, Table] = {
+    "plans": Table(
+        {
+            "price_usd_month": _pos("USD/month"),
+            "weekly_quota_tokens": _pos("tokens/week"),
+            "median_weekly_tokens": _pos("tokens/week"),
+        },
+        required_rows=("plus", "pro"),
+    ),
+    "tiers": Table(
+        {
+            "tokens_per_s": _pos("tokens/s/user"),
+            "usage_multiplier": _pos("quota units per token"),
+            "adoption": _share("share of eligible users", optional=True),
+            "price_per_mtok_usd": Rule("USD per 1M tokens", low=0, optional=True),
+        },
+        required_rows=("standard", "fast", "ultrafast"),
+        required_cells=(
+            ("fast", "adoption"),
+            ("ultrafast", "adoption"),
+            ("ultrafast", "price_per_mtok_usd"),
+        ),
+    ),
+    "hardware": Table(
+        {
+            "memory_gb": _pos("GB"),
+            "bandwidth_tb_s": _pos("TB/s"),
+            "power_kw": _pos("kW"),
+            "price_usd": _pos("USD"),
+            "life_years": _pos("years"),
+            "rent_usd_per_hour": _pos("USD/hour", optional=True),
+        }
+    ),
+    "frontier": Table(
+        {
+            "platform": Rule("id", "id"),
+            "tokens_per_s_per_user": _pos("tokens/s/user"),
+            "tokens_per_s_per_mw": _pos("tokens/s/MW"),
+        }
+    ),
+}
+
+# Keys whose value fixes an array's shape or picks a table row: they take one
+# value per run, never an array of scenarios.
+STRUCTURAL_KEYS = frozenset({"horizon.months", "contract.term_months", "contract.platform"})
+
+
+def rule_for(key: str) -> Rule | None:
+    """The validation rule of a dotted key, or None if the key is unknown in form."""
+    if key in SCALARS:
+        return SCALARS[key]
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] in TABLES:
+        return TABLES[parts[0]].columns.get(parts[2])
+    return None
+
+
+# ---------------------------------------------------------------------------
+# data classes
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Where a value came from."""
+
+    file: str
+    row: int
+    column: str
+    unit: str
+    source: str
+    note: str
+    origin: str = "data"  # data | scenario | --set
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    key: str
+    distribution: str
+    low: float
+    high: float
+    note: str
+    row: int
+
+
+@dataclass(frozen=True)
+class Correlation:
+    key_a: str
+    key_b: str
+    rho: float
+    row: int
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    id: str
+    key_x: str
+    key_y: str
+    points: int
+    note: str
+    row: int
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    name: str
+    path: Path
+    rows: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """Every effective value, addressable by dotted key, with its provenance."""
+
+    values: dict[str, float | str]
+    entries: dict[str, Entry]
+    tables: dict[str, tuple[str, ...]]  # table -> row ids in file order
+    sensitivity: tuple[SensitivityRow, ...]
+    correlations: tuple[Correlation, ...]
+    grids: tuple[GridSpec, ...]
+    files: tuple[FileInfo, ...]
+    data_dir: Path
+    bundled: bool = False
+    scenario: str = "base"
+    overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
+
+    # -- access -----------------------------------------------------------
+    def __getitem__(self, key: str) -> float | str:
+        try:
+            return self.values[key]
+        except KeyError:
+            raise AssumptionError(unknown_key_message(key, self.values)) from None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.values
+
+    def get(self, key: str, default=None):
+        return self.values.get(key, default)
+
+    def num(self, key: str) -> float:
+        v = self[key]
+        if isinstance(v, str):
+            raise AssumptionError(f"{key} is the id {v!r}, not a number")
+        return float(v)
+
+    def numeric_keys(self) -> list[str]:
+        return [k for k, v in self.values.items() if not isinstance(v, str)]
+
+    def rows(self, table: str) -> tuple[str, ...]:
+        return self.tables[table]
+
+    def platforms(self) -> tuple[str, ...]:
+        return self.tables["hardware"]
+
+    def frontier_ids(self, platform: str) -> list[str]:
+        """Frontier row ids of a platform, sorted by per-user speed."""
+        ids = [i for i in self.tables["frontier"] if self.values[f"frontier.{i}.platform"] == platform]
+        return sorted(ids, key=lambda i: self.values[f"frontier.{i}.tokens_per_s_per_user"])
+
+    def tier_ids(self) -> tuple[str, ...]:
+        return self.tables["tiers"]
+
+    def source_of(self, key: str) -> Entry:
+        return self.entries[key]
+
+    # -- overrides --------------------------------------------------------
+    def with_overrides(self, pairs: Iterable[tuple[str, str]], origin: str = "--set") -> Assumptions:
+        """A copy with KEY=VALUE text pairs applied and validated."""
+        return self._apply([(k, t, f"{origin} {k}={t}") for k, t in pairs], origin)
+
+    def _apply(self, triples: list[tuple[str, str, str]], origin: str) -> Assumptions:
+        values = dict(self.values)
+        entries = dict(self.entries)
+        applied = list(self.overrides)
+        for key, text, where in triples:
+            if key not in values:
+                raise AssumptionError(f"{where}: {unknown_key_message(key, values)}")
+            rule = rule_for(key)
+            if rule is None:  # pragma: no cover - every loaded key has a rule
+                raise AssumptionError(f"{where}: {key!r} has no validation rule")
+            values[key] = parse_value(text, rule, where, column="value")
+            entries[key] = replace(entries[key], origin=origin)
+            applied.append((key, str(text).strip(), origin))
+        new = replace(self, values=values, entries=entries, overrides=tuple(applied))
+        _cross_check(new)
+        return new
+
+    def with_scenario(self, name: str) -> Assumptions:
+        path = self.data_dir / "scenarios" / f"{name}.csv"
+        if not path.is_file():
+            known = sorted(p.stem for p in (self.data_dir / "scenarios").glob("*.csv"))
+            raise AssumptionError(
+                f"scenario {name!r}: no file {path}; known scenarios: {', '.join(known) or 'none'}"
+            )
+        header, rows = read_csv(path, required=("key", "value"))
+        triples = [(r["key"].strip(), r["value"], f"{path} row {n}") for n, r in rows]
+        new = self._apply(triples, origin=f"scenario {name}")
+        return replace(new, scenario=name)
+
+    def effective(self) -> dict[str, float | str]:
+        """Every effective value as {dotted key: number or string}."""
+        return dict(self.values)
+
+
+def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown key {key!r}{hint}"
+
+
+# ---------------------------------------------------------------------------
+# reading CSVs
+
+_NUMBER_DOT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+([eE][+-]?\d+)?$")
+
+
+def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[tuple[int, dict]]]:
+    """Rows of a CSV as (spreadsheet row number, {column: text}).
+
+    Accepts what Excel writes: UTF-8 with or without a byte-order mark, CRLF
+    line ends, and the semicolon-separated form with decimal commas that
+    European locales save (decimal commas become points).
+    """
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise AssumptionError(
+            f"{path} row {line}: the file is not UTF-8 text (byte {raw[exc.start]:#x}); "
+            "in Excel save it as 'CSV UTF-8 (Comma delimited)'"
+        ) from None
+    first = text.split("\n", 1)[0]
+    semicolon = first.count(";") > first.count(",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=";" if semicolon else ",")
+    lines = list(reader)
+    if not lines or not any(c.strip() for c in lines[0]):
+        raise AssumptionError(f"{path}: the file is empty; expected a header row")
+    header = [c.strip() for c in lines[0]]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise AssumptionError(
+            f"{path} row 1: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
+        )
+    dupes = {c for c in header if header.count(c) > 1 and c}
+    if dupes:
+        raise AssumptionError(f"{path} row 1: duplicate column(s) {', '.join(sorted(dupes))}")
+    rows = []
+    for n, cells in enumerate(lines[1:], start=2):
+        if not any(c.strip() for c in cells):
+            continue  # blank line (Excel leaves them at the end)
+        if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
+            raise AssumptionError(
+                f"{path} row {n}: {len(cells)} cells but the header has {len(header)} columns"
+                + (" (a decimal comma in a comma-separated file?)" if not semicolon else "")
+            )
+        cells = cells + [""] * (len(header) - len(cells))
+        row = {h: c for h, c in zip(header, cells, strict=False)}
+        if semicolon:
+            row = {h: _decimal_comma(c) for h, c in row.items()}
+        rows.append((n, row))
+    return header, rows
+
+
+def _decimal_comma(cell: str) -> str:
+    s = cell.strip()
+    if _DECIMAL_COMMA.match(s):
+        return s.replace(",", ".")
+    return cell
+
+
+def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
+    """Parse and range-check one cell; ``where`` names the file and row."""
+    s = str(text).strip()
+    if rule.kind == "id":
+        if not re.fullmatch(r"[A-Za-z0-9_]+", s):
+            raise AssumptionError(
+                f'{where}, column {column}: "{s}" is not an id (letters, digits and _)'
+            )
+        return s
+    x = parse_number(s)
+    if x is None:
+        raise AssumptionError(f'{where}, column {column}: "{s}" is not a number')
+    if not rule.check(x):
+        raise AssumptionError(
+            f"{where}, column {column}: {s} is out of range; expected {rule.expected()} [{rule.unit}]"
+        )
+    return int(x) if rule.kind == "integer" else x
+
+
+def parse_number(s: str) -> float | None:
+    s = s.strip().replace("\u00a0", "").replace(" ", "")
+    pct = s.endswith("%")
+    if pct:
+        s = s[:-1]
+    if _THOUSANDS.match(s):
+        s = s.replace(",", "")
+    if not _NUMBER_DOT.match(s):
+        return None
+    x = float(s)
+    return x / 100 if pct else x
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# loading
+
+
+def bundled_data_dir() -> Path:
+    """The default data shipped with the package (or the checkout's data/)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_data"
+    if (packaged / SCALAR_FILE).is_file():
+        return packaged
+    return here.parent / "data"
+
+
+def load(data_dir: str | Path | None = None) -> Assumptions:
+    """Load and validate every CSV of ``data_dir`` (default: the bundled data)."""
+    bundled = data_dir is None
+    d = Path(data_dir) if data_dir is not None else bundled_data_dir()
+    if not (d / SCALAR_FILE).is_file():
+        raise AssumptionError(f"{d}: no {SCALAR_FILE} here; is this an econ data folder?")
+    values: dict[str, float | str] = {}
+    entries: dict[str, Entry] = {}
+    files: list[FileInfo] = []
+
+    # scalars
+    path = d / SCALAR_FILE
+    _, rows = read_csv(path, required=("key", "value", "unit", "source", "note"))
+    for n, r in rows:
+        key = r["key"].strip()
+        where = f"{path} row {n} ({key})"
+        if key in values:
+            raise AssumptionError(f"{path} row {n}, column key: {key!r} appears twice")
+        rule = SCALARS.get(key)
+        if rule is None:
+            raise AssumptionError(f"{path} row {n}, column key: {unknown_key_message(key, SCALARS)}")
+        unit = r["unit"].strip()
+        if unit != rule.unit:
+            raise AssumptionError(f'{where}, column unit: "{unit}"; expected "{rule.unit}"')
+        _require_source(r, where)
+        values[key] = parse_value(r["value"], rule, where, "value")
+        entries[key] = Entry(SCALAR_FILE, n, "value", unit, r["source"].strip(), r["note"].strip())
+    missing = [k for k in SCALARS if k not in values]
+    if missing:
+        raise AssumptionError(f"{path}: missing key(s) {', '.join(missing)}")
+    files.append(FileInfo(SCALAR_FILE, path, len(rows), _sha256(path)))
+
+    # tables
+    tables: dict[str, tuple[str, ...]] = {}
+    for name in TABLE_FILES:
+        spec = TABLES[name]
+        path = d / f"{name}.csv"
+        if not path.is_file():
+            raise AssumptionError(f"{path}: file missing")
+        header, rows = read_csv(path, required=("id", *spec.columns, "source", "note"))
+        extra = [c for c in header if c not in ("id", "source", "note", *spec.columns)]
+        if extra:
+            raise AssumptionError(
+                f"{path} row 1: unknown column(s) {', '.join(extra)}; "
+                f"expected id, {', '.join(spec.columns)}, source, note"
+            )
+        ids: list[str] = []
+        for n, r in rows:
+            rid = r["id"].strip()
+            where = f"{path} row {n} ({rid})"
+            if not re.fullmatch(r"[A-Za-z0-9_]+", rid):
+                raise AssumptionError(f'{path} row {n}, column id: "{rid}" is not an id')
+            if rid in ids:
+                raise AssumptionError(f"{path} row {n}, column id: {rid!r} appears twice")
+            _require_source(r, where)
+            for col, rule in spec.columns.items():
+                cell = r[col].strip()
+                if cell == "" and rule.optional and (rid, col) not in spec.required_cells:
+                    continue
+                if cell == "":
+                    raise AssumptionError(f"{where}, column {col}: empty; expected {rule.expected()}")
+                key = f"{name}.{rid}.{col}"
+                values[key] = parse_value(cell, rule, where, col)
+                entries[key] = Entry(
+                    f"{name}.csv", n, col, rule.unit, r["source"].strip(), r["note"].strip()
+                )
+            ids.append(rid)
+        for req in spec.required_rows:
+            if req not in ids:
+                raise AssumptionError(f"{path}: missing row {req!r}")
+        tables[name] = tuple(ids)
+        files.append(FileInfo(f"{name}.csv", path, len(rows), _sha256(path)))
+
+    a = Assumptions(
+        values=values,
+        entries=entries,
+        tables=tables,
+        sensitivity=(),
+        correlations=(),
+        grids=(),
+        files=tuple(files),
+        data_dir=d,
+        bundled=bundled,
+    )
+    _cross_check(a)
+    a = _load_analysis(a)
+    return a
+
+
+def _require_source(r: Mapping[str, str], where: str) -> None:
+    if not r.get("source", "").strip():
+        raise AssumptionError(
+            f"{where}, column source: empty; every value needs a source "
+            "(write 'Guesstimate: <reasoning>' for a guess)"
+        )
+
+
+def _load_analysis(a: Assumptions) -> Assumptions:
+    d = a.data_dir
+    files = list(a.files)
+    sens: list[SensitivityRow] = []
+    path = d / "sensitivity.csv"
+    if path.is_file():
+        _, rows = read_csv(path, required=("key", "distribution", "low", "high", "note"))
+        seen: set[str] = set()
+        for n, r in rows:
+            key = r["key"].strip()
+            where = f"{path} row {n} ({key})"
+            _check_varying_key(a, key, f"{path} row {n}, column key")
+            if key in seen:
+                raise AssumptionError(f"{path} row {n}, column key: {key!r} appears twice")
+            seen.add(key)
+            dist = r["distribution"].strip().lower()
+            if dist not in DISTRIBUTIONS:
+                raise AssumptionError(
+                    f'{where}, column distribution: "{dist}"; expected one of {", ".join(DISTRIBUTIONS)}'
+                )
+            lo, hi = (_cell_number(r[c], where, c) for c in ("low", "high"))
+            if not lo < hi:
+                raise AssumptionError(f"{where}, column high: {hi:g} must exceed low {lo:g}")
+            if dist == "lognormal" and lo <= 0:
+                raise AssumptionError(f"{where}, column low: {lo:g}; lognormal needs low > 0")
+            rule = rule_for(key)
+            for c, x in (("low", lo), ("high", hi)):
+                if rule is not None and not rule.check(x) and dist in ("uniform", "triangular", "pert"):
+                    raise AssumptionError(
+                        f"{where}, column {c}: {x:g} is outside the key's valid values; "
+                        f"expected {rule.expected()}"
+                    )
+            sens.append(SensitivityRow(key, dist, lo, hi, r["note"].strip(), n))
+        files.append(FileInfo("sensitivity.csv", path, len(rows), _sha256(path)))
+
+    corr: list[Correlation] = []
+    path = d / "correlations.csv"
+    if path.is_file():
+        _, rows = read_csv(path, required=("key_a", "key_b", "rank_correlation"))
+        sens_keys = {s.key for s in sens}
+        for n, r in rows:
+            ka, kb = r["key_a"].strip(), r["key_b"].strip()
+            for col, k in (("key_a", ka), ("key_b", kb)):
+                if k not in sens_keys:
+                    raise AssumptionError(
+                        f"{path} row {n}, column {col}: {k!r} is not in sensitivity.csv; "
+                        f"{unknown_key_message(k, sens_keys).split(';', 1)[-1].strip() or 'add it there first'}"
+                    )
+            if ka == kb:
+                raise AssumptionError(f"{path} row {n}, column key_b: a key correlated with itself")
+            rho = _cell_number(r["rank_correlation"], f"{path} row {n}", "rank_correlation")
+            if not -1 <= rho <= 1:
+                raise AssumptionError(
+                    f"{path} row {n}, column rank_correlation: {rho:g}; expected a number in [-1, 1]"
+                )
+            corr.append(Correlation(ka, kb, rho, n))
+        files.append(FileInfo("correlations.csv", path, len(rows), _sha256(path)))
+
+    grids: list[GridSpec] = []
+    path = d / "grids.csv"
+    if path.is_file():
+        _, rows = read_csv(path, required=("id", "key_x", "key_y", "points", "note"))
+        for n, r in rows:
+            for col in ("key_x", "key_y"):
+                _check_varying_key(a, r[col].strip(), f"{path} row {n}, column {col}")
+            pts = _cell_number(r["points"], f"{path} row {n}", "points")
+            if pts != int(pts) or not 2 <= pts <= 101:
+                raise AssumptionError(
+                    f"{path} row {n}, column points: {pts:g}; expected a whole number in [2, 101]"
+                )
+            grids.append(
+                GridSpec(r["id"].strip(), r["key_x"].strip(), r["key_y"].strip(), int(pts), r["note"].strip(), n)
+            )
+        files.append(FileInfo("grids.csv", path, len(rows), _sha256(path)))
+
+    scen_dir = d / "scenarios"
+    if scen_dir.is_dir():
+        for p in sorted(scen_dir.glob("*.csv")):
+            _, srows = read_csv(p, required=("key", "value"))
+            files.append(FileInfo(f"scenarios/{p.name}", p, len(srows), _sha256(p)))
+    return replace(a, sensitivity=tuple(sens), correlations=tuple(corr), grids=tuple(grids), files=tuple(files))
+
+
+def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
+    if key not in a.values:
+        raise AssumptionError(f"{where}: {unknown_key_message(key, a.values)}")
+    if isinstance(a.values[key], str) or key in STRUCTURAL_KEYS or key.endswith(".tokens_per_s_per_user"):
+        raise AssumptionError(
+            f"{where}: {key!r} takes one value per run (an id, a month count or a frontier point's "
+            "speed) and cannot be varied across scenarios"
+        )
+
+
+def _cell_number(text: str, where: str, column: str) -> float:
+    x = parse_number(str(text))
+    if x is None:
+        raise AssumptionError(f'{where}, column {column}: "{str(text).strip()}" is not a number')
+    return x
+
+
+def _cross_check(a: Assumptions) -> None:
+    """Checks that span rows or files; run after loading and after overrides."""
+    v = a.values
+
+    def loc(key: str) -> str:
+        e = a.entries[key]
+        src = f"{a.data_dir / e.file} row {e.row}" if e.origin == "data" else e.origin
+        return f"{src}, column {e.column} ({key})"
+
+    if v["horizon.months"] < v["contract.term_months"]:
+        raise AssumptionError(
+            f"{loc('horizon.months')}: {v['horizon.months']} is shorter than the contract term "
+            f"{v['contract.term_months']}; expected horizon.months >= contract.term_months"
+        )
+    plat = v["contract.platform"]
+    if plat not in a.tables["hardware"]:
+        raise AssumptionError(
+            f"{loc('contract.platform')}: {plat!r} is not in hardware.csv; "
+            f"expected one of {', '.join(a.tables['hardware'])}"
+        )
+    for fid in a.tables["frontier"]:
+        p = v[f"frontier.{fid}.platform"]
+        if p not in a.tables["hardware"]:
+            raise AssumptionError(
+                f"{loc(f'frontier.{fid}.platform')}: {p!r} is not in hardware.csv; "
+                f"expected one of {', '.join(a.tables['hardware'])}"
+            )
+    for p in a.tables["hardware"]:
+        speeds = [v[f"frontier.{i}.tokens_per_s_per_user"] for i in a.frontier_ids(p)]
+        if not speeds:
+            raise AssumptionError(f"{a.data_dir / 'frontier.csv'}: platform {p!r} has no frontier point")
+        if len(set(speeds)) != len(speeds):
+            raise AssumptionError(
+                f"{a.data_dir / 'frontier.csv'}: platform {p!r} has two points at the same speed"
+            )
+    s_u = v["tiers.ultrafast.tokens_per_s"]
+    speeds = [v[f"frontier.{i}.tokens_per_s_per_user"] for i in a.frontier_ids(plat)]
+    if not min(speeds) <= s_u <= max(speeds):
+        raise AssumptionError(
+            f"{loc('tiers.ultrafast.tokens_per_s')}: {s_u:g} tokens/s is outside the frontier of the "
+            f"contract platform {plat!r} ({min(speeds):g} to {max(speeds):g} tokens/s in frontier.csv); "
+            "add a frontier point or change the speed"
+        )
+    if v["tiers.fast.adoption"] + v["tiers.ultrafast.adoption"] > 1:
+        raise AssumptionError(
+            f"{loc('tiers.ultrafast.adoption')}: fast ({v['tiers.fast.adoption']:g}) plus ultrafast "
+            f"({v['tiers.ultrafast.adoption']:g}) adoption exceeds 1; expected a sum <= 1"
+        )
+    order = [v[f"tiers.{t}.tokens_per_s"] for t in ("standard", "fast", "ultrafast")]
+    if not order[0] <= order[1] <= order[2]:
+        raise AssumptionError(
+            f"{loc('tiers.fast.tokens_per_s')}: tier speeds must rise standard <= fast <= ultrafast; "
+            f"found {order[0]:g}, {order[1]:g}, {order[2]:g}"
+        )

@@ -1,0 +1,214 @@
+"""The exported workbook (WORKBOOK.md): XlsxWriter for writing, live formulas with cached values.
+
+The report layer formats results; it derives no numbers of its own except the
+Excel formulas, each of which stores the value the Python model computed so
+that viewers that never recalculate still show numbers (and a test checks
+that LibreOffice's recalculation agrees).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xlsxwriter
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+
+QUESTION = "Does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?"
+FIRST_MONTH_COL = 2  # column C: A label, B unit, C.. months
+
+
+class OutputError(OSError):
+    """The report cannot be written where asked (locked, read-only, or edited by hand)."""
+
+
+@dataclass
+class Formats:
+    wb: Any
+    cache: dict = field(default_factory=dict)
+
+    def __call__(self, name: str):
+        if name not in self.cache:
+            spec = {
+                "title": {"bold": True, "font_size": 14},
+                "h": {"bold": True, "bottom": 1, "bg_color": "#DDEBF7"},
+                "bold": {"bold": True},
+                "text": {},
+                "wrap": {"text_wrap": True, "valign": "top"},
+                "usd": {"num_format": "$#,##0"},
+                "usd_in": {"num_format": "$#,##0", "font_color": "#0000FF", "bg_color": "#FFF2CC"},
+                "num": {"num_format": "#,##0"},
+                "num2": {"num_format": "#,##0.00"},
+                "pct": {"num_format": "0.0%"},
+                "pct3": {"num_format": "0.000%"},
+                "g": {"num_format": "General"},
+                "in": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "num_format": "General"},
+                "in_text": {"font_color": "#0000FF", "bg_color": "#FFF2CC"},
+                "ok": {"bold": True, "font_color": "#006100", "bg_color": "#C6EFCE"},
+                "note": {"italic": True, "font_color": "#595959"},
+            }[name]
+            self.cache[name] = self.wb.add_format(spec)
+        return self.cache[name]
+
+
+def _is_blank(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and not math.isfinite(x))
+
+
+def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
+    """A value: numbers as numbers, NaN/None blank, every string as text (never a formula)."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    if _is_blank(x):
+        ws.write_blank(row, col, None, fmt)
+    elif isinstance(x, bool):
+        ws.write_boolean(row, col, x, fmt)
+    elif isinstance(x, int | float):
+        ws.write_number(row, col, float(x), fmt)
+    else:
+        ws.write_string(row, col, str(x), fmt)
+
+
+def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) -> None:
+    """A live formula that also stores the Python model's value for it."""
+    v = value.item() if isinstance(value, np.generic) else value
+    ws.write_formula(row, col, formula, fmt, "" if _is_blank(v) else v)
+
+
+def write_table(ws, f: Formats, top: int, left: int, df: pd.DataFrame, formats: dict[str, str] | None = None) -> int:
+    """A DataFrame with a header row; returns the next free row."""
+    formats = formats or {}
+    for j, c in enumerate(df.columns):
+        ws.write_string(top, left + j, str(c), f("h"))
+    for i, rec in enumerate(df.itertuples(index=False), start=1):
+        for j, (c, x) in enumerate(zip(df.columns, rec, strict=True)):
+            write_cell(ws, top + i, left + j, x, f(formats.get(c, "g")) if not isinstance(x, str) else None)
+    return top + len(df) + 2
+
+
+class Timeline:
+    """A monthly sheet: label, unit, then months 1..H across the columns, one formula per row."""
+
+    def __init__(self, ws, f: Formats, horizon: int, header_row: int = 2):
+        self.ws, self.f, self.H = ws, f, horizon
+        self.month_row = header_row
+        self.next = header_row + 1
+        ws.write_string(header_row, 0, "Month", f("h"))
+        ws.write_string(header_row, 1, "Unit", f("h"))
+        for m in range(1, horizon + 1):
+            ws.write_number(header_row, FIRST_MONTH_COL + m - 1, m, f("h"))
+        ws.freeze_panes(header_row + 1, FIRST_MONTH_COL)
+        ws.set_column(0, 0, 44)
+        ws.set_column(1, 1, 16)
+        ws.set_column(FIRST_MONTH_COL, FIRST_MONTH_COL + horizon, 14)
+
+    def month_ref(self, m: int) -> str:
+        """Reference to the month number's header cell, row-absolute (e.g. C$3)."""
+        return xl_rowcol_to_cell(self.month_row, FIRST_MONTH_COL + m - 1, row_abs=True)
+
+    def ref(self, row: int, m: int) -> str:
+        return xl_rowcol_to_cell(row, FIRST_MONTH_COL + m - 1)
+
+    def span(self, row: int, absolute: bool = True) -> str:
+        a = xl_rowcol_to_cell(row, FIRST_MONTH_COL, row_abs=absolute, col_abs=absolute)
+        b = xl_rowcol_to_cell(row, FIRST_MONTH_COL + self.H - 1, row_abs=absolute, col_abs=absolute)
+        return f"{a}:{b}"
+
+    def section(self, title: str) -> None:
+        self.next += 1
+        self.ws.write_string(self.next, 0, title, self.f("bold"))
+        self.next += 1
+
+    def values(self, label: str, unit: str, values: Sequence[float], fmt: str = "num") -> int:
+        r = self.next
+        self.ws.write_string(r, 0, label)
+        self.ws.write_string(r, 1, unit)
+        for m, x in enumerate(values, start=1):
+            write_cell(self.ws, r, FIRST_MONTH_COL + m - 1, float(x), self.f(fmt))
+        self.next += 1
+        return r
+
+    def formulas(self, label: str, unit: str, make, values: Sequence[float], fmt: str = "num") -> int:
+        """``make(m, row)`` returns month m's formula (without '='); values are the cached Python values."""
+        r = self.next
+        self.ws.write_string(r, 0, label)
+        self.ws.write_string(r, 1, unit)
+        for m, x in enumerate(values, start=1):
+            write_formula(self.ws, r, FIRST_MONTH_COL + m - 1, "=" + make(m, r), float(x), self.f(fmt))
+        self.next += 1
+        return r
+
+
+def check_writable(path: Path, force: bool) -> None:
+    """Refuse to overwrite a workbook that is open or that was edited since econ wrote it."""
+    folder = path.parent
+    for lock in (folder / f".~lock.{path.name}#", folder / f"~${path.name}"):
+        if lock.exists():
+            raise OutputError(
+                f"{path}: the workbook is open in a spreadsheet application (lock file {lock.name}); "
+                "close it and run again, or write elsewhere with --out"
+            )
+    if path.exists() and not force:
+        stamp = _stamp_path(path)
+        digest = _digest(path)
+        if not stamp.exists() or stamp.read_text().strip() != digest:
+            raise OutputError(
+                f"{path}: this workbook was changed after econ wrote it (or econ did not write it); "
+                "not overwriting it. Move it away, write elsewhere with --out, or pass --force"
+            )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
+    if not os.access(folder, os.W_OK):
+        raise OutputError(f"{folder}: the output folder is read-only")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OutputError(f"{path}: the workbook is read-only; make it writable or write elsewhere with --out")
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.parent / f".{path.name}.sha256"
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def atomic_write(path: Path, build, force: bool = False) -> None:
+    """Write with ``build(tmp_path)`` into a temporary file beside ``path``, then rename into place."""
+    check_writable(path, force)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".xlsx.tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        build(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
+        os.replace(tmp_path, path)
+    except PermissionError as exc:
+        raise OutputError(f"{path}: cannot replace the file ({exc.strerror}); is it open or read-only?") from None
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+    _stamp_path(path).write_text(_digest(path) + "\n")
+
+
+def new_workbook(path: Path):
+    return xlsxwriter.Workbook(
+        str(path),
+        {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False},
+    )
+
+
+def col(c: int) -> str:
+    return xl_col_to_name(c)

@@ -1,0 +1,46 @@
+"""One-way sensitivity: each variable at its low and its high, the others at base (tornado)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from econ.sensitivity.sampling import Problem
+
+Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+
+
+def tornado(f: Func, problem: Problem, outputs: list[str], nan_as: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Evaluate base, then every variable at low and high, in ONE vectorised call.
+
+    Returns a tidy frame: output, variable, low, high, base, output_base,
+    output_low, output_high, swing (|output_high - output_low|), sorted by
+    swing within each output, largest first. ``nan_as`` gives the value a NaN
+    output counts as when measuring the swing (e.g. no payback = the horizon).
+    """
+    names = problem.names
+    d = len(names)
+    base = problem.base()
+    params = {k: np.full(2 * d + 1, v, dtype=float) for k, v in base.items()}
+    for j, v in enumerate(problem.variables):
+        params[v.name][1 + 2 * j] = v.low
+        params[v.name][2 + 2 * j] = v.high
+    out = f(params)
+    rows = []
+    for o in outputs:
+        y = np.asarray(out[o], float)
+        fill = (nan_as or {}).get(o)
+        ys = np.where(np.isnan(y), fill, y) if fill is not None else y
+        for j, v in enumerate(problem.variables):
+            lo_y, hi_y = y[1 + 2 * j], y[2 + 2 * j]
+            rows.append({
+                "output": o, "variable": v.name, "low": v.low, "high": v.high, "base": v.base,
+                "output_base": y[0], "output_low": lo_y, "output_high": hi_y,
+                "swing": abs(ys[2 + 2 * j] - ys[1 + 2 * j]),
+            })
+    df = pd.DataFrame(rows)
+    df["_order"] = df["swing"].fillna(-1.0)
+    df = df.sort_values(["output", "_order"], ascending=[True, False], kind="stable").drop(columns="_order")
+    return df.reset_index(drop=True)

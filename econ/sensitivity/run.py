@@ -1,0 +1,138 @@
+"""econ's model through the sensitivity engine: problem from sensitivity.csv, runs for the CLI and report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.model import evaluate
+from econ.sensitivity import grid as grid_mod
+from econ.sensitivity import montecarlo, oneway, sobol
+from econ.sensitivity.breakeven import breakeven_table
+from econ.sensitivity.sampling import Problem, ProblemError, Variable, correlation_matrix
+
+OUTPUTS = ["npv", "payback", "irr"]
+
+
+def problem_from(a: Assumptions) -> Problem:
+    """The uncertain inputs of sensitivity.csv (base = the current value) and correlations.csv."""
+    variables = []
+    for s in a.sensitivity:
+        rule = rule_for(s.key)
+        clip = (rule.low, rule.high) if rule is not None else (None, None)
+        try:
+            variables.append(Variable(s.key, s.distribution, s.low, s.high, a.num(s.key), clip))
+        except ProblemError as exc:
+            raise AssumptionError(f"{a.data_dir / 'sensitivity.csv'} row {s.row}: {exc}") from None
+    names = [v.name for v in variables]
+    corr = None
+    if a.correlations:
+        try:
+            corr = correlation_matrix(names, [(c.key_a, c.key_b, c.rho) for c in a.correlations])
+        except ProblemError as exc:
+            raise AssumptionError(f"{a.data_dir / 'correlations.csv'}: {exc}") from None
+    return Problem(tuple(variables), corr)
+
+
+def model_function(a: Assumptions) -> Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]:
+    """The model as a vectorised function of named parameters -> {npv, payback, irr}."""
+
+    def f(params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        r = evaluate(a, params, detail=False)
+        return {"npv": r.npv, "payback": r.payback_months, "irr": r.irr_annual}
+
+    return f
+
+
+def _progress() -> Callable[[int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, n: int) -> None:
+        width = 30
+        k = int(width * done / n)
+        sys.stderr.write(f"\r  [{'#' * k}{'.' * (width - k)}] {done:,}/{n:,} samples")
+        if done >= n:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def tornado(a: Assumptions) -> pd.DataFrame:
+    return oneway.tornado(model_function(a), problem_from(a), OUTPUTS, nan_as={"payback": float(a.values["horizon.months"])})
+
+
+def grids(a: Assumptions) -> pd.DataFrame:
+    prob = problem_from(a)
+    by = {v.name: v for v in prob.variables}
+    frames = []
+    for g in a.grids:
+        axes = []
+        for k in (g.key_x, g.key_y):
+            if k in by:
+                axes.append(np.linspace(by[k].low, by[k].high, g.points))
+            else:
+                base = a.num(k)
+                axes.append(np.linspace(0.5 * base, 1.5 * base, g.points))
+        base = {k: a.num(k) for k in (g.key_x, g.key_y)}
+        df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS)
+        df.insert(0, "grid", g.id)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def monte_carlo(a: Assumptions, samples: int, seed: int, chunk: int = 50_000, keep: int = 2_000):
+    prob = problem_from(a)
+    out, kept = montecarlo.evaluate(model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, _progress())
+    stats = montecarlo.analyse(out, term=float(a.values["contract.term_months"]))
+    return out, kept, stats
+
+
+def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.DataFrame:
+    prob = problem_from(a)
+    A, B = sobol.sample(prob, n, seed)
+    nan_as = float(a.values["horizon.months"]) if metric == "payback" else None
+    fa, fb, fab = sobol.evaluate(model_function(a), prob, A, B, metric, nan_as=nan_as)
+    df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
+    df.insert(0, "output", metric)
+    return df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def run_cli(a: Assumptions, analysis: str, samples: int | None, seed: int, metric: str = "npv") -> pd.DataFrame:
+    if analysis == "tornado":
+        df = tornado(a)
+        return df[df["output"] == metric].reset_index(drop=True)
+    if analysis == "grid":
+        return grids(a)
+    if analysis == "montecarlo":
+        return monte_carlo(a, samples or 20_000, seed)[2]
+    if analysis == "sobol":
+        return sobol_indices(a, samples or 1024, seed, metric)
+    return breakeven_table(a, "npv" if metric == "npv" else "payback")
+
+
+def report_analysis(a: Assumptions, samples: int, sobol_n: int, seed: int) -> tuple[dict, dict]:
+    """Everything the analysis sheets show, and the run facts for the Cover."""
+    out, kept, stats = monte_carlo(a, samples, seed)
+    analysis = {
+        "tornado": tornado(a),
+        "grids": grids(a),
+        "mc_stats": stats,
+        "mc_hist_npv": montecarlo.histogram(out["npv"].to_numpy()),
+        "mc_hist_payback": montecarlo.histogram(out["payback"].to_numpy()),
+        "mc_samples": kept,
+        "mc_n": samples,
+        "sobol": sobol_indices(a, sobol_n, seed),
+        "breakeven": breakeven_table(a),
+    }
+    info = {
+        "Seed": seed,
+        "Monte Carlo samples": f"{samples:,} (Latin hypercube, Iman-Conover rank correlations)",
+        "Sobol base samples": f"{sobol_n:,} ({sobol_n * (len(a.sensitivity) + 2):,} model evaluations)",
+    }
+    return analysis, info

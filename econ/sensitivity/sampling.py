@@ -1,0 +1,218 @@
+"""Distributions, Latin hypercube sampling and Iman-Conover rank correlation.
+
+The engine works on any vectorised function of named parameters: a
+:class:`Problem` names the variables and their distributions; nothing here
+knows econ's model.
+
+Reproducibility: samples are generated in fixed blocks of ``BLOCK`` rows, each
+from its own child of ``numpy.random.SeedSequence(seed)``. Sample i is the
+same whatever chunk size evaluates it; for n <= BLOCK the whole sample is one
+Latin hypercube (every stratum of every variable hit exactly once), for larger
+n each block is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+from scipy.stats import qmc
+
+BLOCK = 65_536
+Z95 = stats.norm.ppf(0.95)  # low/high of normal and lognormal are the 5th and 95th percentiles
+
+
+class ProblemError(ValueError):
+    """An invalid sensitivity problem (distribution, range or correlation matrix)."""
+
+
+_V = np.linspace(-8.5, 8.5, 8193)  # normal scores covering every double-precision uniform in (0, 1)
+
+
+@lru_cache(maxsize=256)
+def _beta_table(a: float, b: float) -> np.ndarray:
+    """Exact beta quantiles at the normal scores _V (computed once per shape)."""
+    return stats.beta.ppf(special.ndtr(_V), a, b)
+
+
+def beta_ppf(u: np.ndarray, a: float, b: float) -> np.ndarray:
+    """Beta inverse CDF, fast: exact quantiles tabulated against the normal score of u,
+    interpolated linearly (the map is smooth in that coordinate; error below 1e-6 of the range).
+
+    scipy.stats.beta.ppf costs about 2.5 us a value; this about 50 ns.
+    """
+    table = _beta_table(float(a), float(b))
+    v = special.ndtri(np.asarray(u, float))
+    pos = np.clip((v - _V[0]) / (_V[1] - _V[0]), 0.0, _V.size - 1.000001)
+    k = pos.astype(np.intp)
+    frac = pos - k
+    return table[k] + frac * (table[k + 1] - table[k])
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One uncertain input.
+
+    For uniform, triangular and pert, low/high are bounds and base the mode;
+    for normal and lognormal, low/high are the 5th and 95th percentiles.
+    ``clip`` bounds the sampled values to the variable's valid range.
+    """
+
+    name: str
+    distribution: str
+    low: float
+    high: float
+    base: float
+    clip: tuple[float | None, float | None] = (None, None)
+
+    def __post_init__(self) -> None:
+        if not self.low < self.high:
+            raise ProblemError(f"{self.name}: low {self.low:g} must be below high {self.high:g}")
+        if self.distribution in ("triangular", "pert") and not self.low <= self.base <= self.high:
+            raise ProblemError(
+                f"{self.name}: the base value {self.base:g} (the mode) lies outside [{self.low:g}, {self.high:g}]"
+            )
+        if self.distribution == "lognormal" and self.low <= 0:
+            raise ProblemError(f"{self.name}: lognormal needs low > 0")
+        if self.distribution not in ("uniform", "triangular", "pert", "normal", "lognormal"):
+            raise ProblemError(f"{self.name}: unknown distribution {self.distribution!r}")
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """Inverse CDF: uniforms in (0, 1) -> values."""
+        lo, hi, mode = self.low, self.high, self.base
+        w = hi - lo
+        d = self.distribution
+        if d == "uniform":
+            x = lo + u * w
+        elif d == "triangular":
+            c = (mode - lo) / w
+            x = np.where(u < c, lo + np.sqrt(u * w * (mode - lo)), hi - np.sqrt((1 - u) * w * (hi - mode)))
+        elif d == "pert":
+            a = 1 + 4 * (mode - lo) / w
+            b = 1 + 4 * (hi - mode) / w
+            x = lo + w * beta_ppf(u, a, b)
+        elif d == "normal":
+            x = (lo + hi) / 2 + w / (2 * Z95) * special.ndtri(u)
+        else:  # lognormal
+            ml, mh = np.log(lo), np.log(hi)
+            x = np.exp((ml + mh) / 2 + (mh - ml) / (2 * Z95) * special.ndtri(u))
+        c_lo, c_hi = self.clip
+        if c_lo is not None or c_hi is not None:
+            x = np.clip(x, c_lo, c_hi)
+        return x
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Named variables and an optional rank-correlation matrix (identity when None)."""
+
+    variables: tuple[Variable, ...]
+    correlation: np.ndarray | None = field(default=None, compare=False)
+
+    @property
+    def names(self) -> list[str]:
+        return [v.name for v in self.variables]
+
+    @property
+    def d(self) -> int:
+        return len(self.variables)
+
+    def base(self) -> dict[str, float]:
+        return {v.name: v.base for v in self.variables}
+
+    def transform(self, u: np.ndarray) -> dict[str, np.ndarray]:
+        """Uniforms (n, d) -> {name: values (n,)} through each inverse CDF."""
+        return {v.name: v.ppf(u[:, j]) for j, v in enumerate(self.variables)}
+
+
+def correlation_matrix(names: Sequence[str], pairs: Sequence[tuple[str, str, float]]) -> np.ndarray:
+    """Symmetric matrix from (a, b, rho) pairs; raises ProblemError if it is not positive definite."""
+    idx = {n: i for i, n in enumerate(names)}
+    c = np.eye(len(names))
+    for a, b, rho in pairs:
+        if a not in idx or b not in idx:
+            raise ProblemError(f"correlation {a} ~ {b}: both keys must be sampled variables")
+        c[idx[a], idx[b]] = c[idx[b], idx[a]] = rho
+    eig = np.linalg.eigvalsh(c)
+    if eig.min() <= 1e-10:
+        raise ProblemError(
+            f"the rank correlations are not a valid correlation matrix (not positive definite; "
+            f"smallest eigenvalue {eig.min():.4f}); the nearest valid matrix is "
+            f"{np.round(nearest_correlation(c), 3).tolist()}"
+        )
+    return c
+
+
+def nearest_correlation(c: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """A nearby valid correlation matrix: eigenvalues clipped at eps, diagonal rescaled to 1."""
+    w, v = np.linalg.eigh((c + c.T) / 2)
+    m = (v * np.maximum(w, eps)) @ v.T
+    s = np.sqrt(np.diag(m))
+    return m / np.outer(s, s)
+
+
+def latin_hypercube(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """(n, d) uniforms: each column has exactly one point in each of the n strata [k/n, (k+1)/n)."""
+    return qmc.LatinHypercube(d=d, rng=rng).random(n)
+
+
+def iman_conover(x: np.ndarray, target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Reorder each column of ``x`` (n, d) so that its rank correlation approaches ``target`` (d, d).
+
+    Each column keeps its values (so every marginal is preserved); only their
+    order changes (Iman and Conover 1982, with van der Waerden scores).
+    """
+    n, d = x.shape
+    if d < 2 or np.allclose(target, np.eye(d)):
+        return x
+    scores = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
+    s = np.column_stack([rng.permutation(scores) for _ in range(d)])
+    e = np.corrcoef(s, rowvar=False)
+    p = np.linalg.cholesky(target)
+    q = np.linalg.cholesky(e)
+    t = s @ np.linalg.inv(q).T @ p.T
+    out = np.empty_like(x)
+    for j in range(d):
+        ranks = np.argsort(np.argsort(t[:, j]))
+        out[:, j] = np.sort(x[:, j])[ranks]
+    return out
+
+
+def _block(problem: Problem, seed: int, k: int, size: int) -> np.ndarray:
+    """Uniforms of block k (size rows), independent of how blocks are grouped."""
+    child = np.random.SeedSequence(seed).spawn(k + 1)[k]
+    rng = np.random.default_rng(child)
+    u = latin_hypercube(size, problem.d, rng)
+    if problem.correlation is not None:
+        u = iman_conover(u, problem.correlation, rng)
+    return u
+
+
+def iter_uniforms(problem: Problem, n: int, seed: int, chunk: int = 50_000) -> Iterator[np.ndarray]:
+    """Correlated Latin-hypercube uniforms, (<= chunk, d) at a time; the same rows for any chunk."""
+    if seed is None:
+        raise ProblemError("a seed is required: every random result must be reproducible")
+    nblocks = -(-n // BLOCK)
+    sizes = [min(BLOCK, n - k * BLOCK) for k in range(nblocks)]
+    pending: list[np.ndarray] = []
+    have = 0
+    for k, size in enumerate(sizes):
+        pending.append(_block(problem, seed, k, size))
+        have += size
+        while have >= chunk or (k == nblocks - 1 and have > 0):
+            buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
+            take = min(chunk, have)
+            yield buf[:take]
+            rest = buf[take:]
+            pending = [rest] if rest.shape[0] else []
+            have = rest.shape[0]
+
+
+def sample(problem: Problem, n: int, seed: int) -> pd.DataFrame:
+    """All n samples as a DataFrame (one column per variable); for large n use iter_uniforms."""
+    u = np.concatenate(list(iter_uniforms(problem, n, seed, chunk=max(n, 1))))
+    return pd.DataFrame(problem.transform(u))
