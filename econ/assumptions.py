@@ -380,6 +380,8 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
     if not lines or not any(c.strip() for c in lines[0]):
         raise AssumptionError(f"{path}: the file is empty; expected a header row")
     header = [c.strip() for c in lines[0]]
+    while header and header[-1] == "":  # Excel pads rows to its used range with empty columns
+        header.pop()
     missing = [c for c in required if c not in header]
     if missing:
         raise AssumptionError(
@@ -392,7 +394,9 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
     for n, cells in enumerate(lines[1:], start=2):
         if not any(c.strip() for c in cells):
             continue  # blank line (Excel leaves them at the end)
-        if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
+        while len(cells) > len(header) and cells[-1].strip() == "" and len(lines[0]) >= len(cells):
+            cells = cells[:-1]  # padding that the header row has too
+        if len(cells) > len(header):
             raise AssumptionError(
                 f"{path} row {n}: {len(cells)} cells but the header has {len(header)} columns"
                 + (" (a decimal comma in a comma-separated file?)" if not semicolon else "")

@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     except AssumptionError as exc:
         print(f"econ: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output piped into head & co.
+        return 0
     except OSError as exc:  # OutputError and friends: the message names the file
         print(f"econ: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -55,7 +55,7 @@ def tornado_sheet(wb, ctx, df: pd.DataFrame) -> None:
                     "fill": {"color": color},
                 })
             chart.set_title({"name": f"Tornado: change in {output} from base"})
-            chart.set_y_axis({"reverse": True})
+            chart.set_y_axis({"reverse": True, "label_position": "low"})
             chart.set_x_axis({"num_format": "$#,##0,,\"M\"" if output == "npv" else "0.0"})
             chart.set_legend({"position": "bottom"})
             chart.set_size({"width": 820, "height": 520})

@@ -64,6 +64,9 @@ def build(path: Path, a: Assumptions, r: Results, head: dict, analysis: dict | N
     analysis_sheets.write_all(wb, ctx)
     checks_sheet(wb, ctx)
     cover_sheet(cover, ctx)
+    for ws in wb.worksheets():  # print each sheet one page wide, landscape
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
     wb.close()
 
 
@@ -443,7 +446,7 @@ def payback_sheet(wb, ctx: Context) -> None:
         "line": {"color": "#1F4E79", "width": 2.25},
     })
     chart.set_title({"name": "Cumulative cash (payback curve)"})
-    chart.set_x_axis({"name": "month"})
+    chart.set_x_axis({"name": "month", "label_position": "low"})
     chart.set_y_axis({"name": "USD", "num_format": "$#,##0,,,\"B\""})
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": 360})

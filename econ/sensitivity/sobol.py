@@ -29,7 +29,8 @@ def sample(problem: Problem, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]
             UserWarning, stacklevel=2,
         )
     d = problem.d
-    u = qmc.Sobol(d=2 * d, scramble=True, rng=np.random.default_rng(seed)).random(n)
+    m = max(1, int(np.ceil(np.log2(n))))
+    u = qmc.Sobol(d=2 * d, scramble=True, rng=np.random.default_rng(seed)).random_base2(m)[:n]
     return u[:, :d], u[:, d:]
 
 

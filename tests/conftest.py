@@ -1,0 +1,39 @@
+"""Shared fixtures and tolerances (tight for deterministic figures, loose for sampling estimates)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import econ
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = ROOT / "data"
+TINY = HERE / "data" / "tiny"
+sys.path.insert(0, str(HERE))  # reference_model, soffice
+
+TIGHT = {"rtol": 1e-9, "atol": 0.0}  # deterministic results against hand or published values
+LOOSE = {"atol": 0.03}  # sampling estimates (Sobol indices and the like)
+
+
+@pytest.fixture(scope="session")
+def base() -> econ.Assumptions:
+    """The default data as shipped."""
+    return econ.load(DATA)
+
+
+@pytest.fixture(scope="session")
+def tiny() -> econ.Assumptions:
+    return econ.load(TINY)
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path) -> Path:
+    """An editable copy of the default data."""
+    dest = tmp_path / "data"
+    shutil.copytree(DATA, dest)
+    return dest

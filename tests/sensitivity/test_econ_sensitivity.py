@@ -1,0 +1,75 @@
+"""The engine on econ's model through the same interface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from econ.assumptions import AssumptionError, load
+from econ.model import evaluate
+from econ.sensitivity import run
+from econ.sensitivity.breakeven import goal_seek_key
+
+
+def test_tornado_on_the_model_is_sorted_and_consistent(base):
+    df = run.tornado(base)
+    npv = df[df.output == "npv"]
+    assert (np.diff(npv["swing"].to_numpy()) <= 1e-6).all()
+    row = npv.set_index("variable").loc["contract.value_usd"]
+    # rent is linear in the contract value: swing = NPV of rent per dollar x range
+    per_dollar = evaluate(base).rent_npv[0] / 10e9
+    assert row.swing == pytest.approx(per_dollar * 2e9, rel=1e-9)
+    assert row.output_base == pytest.approx(evaluate(base).npv[0])
+
+
+def test_goal_seek_contract_value_gives_zero_npv(base):
+    res = goal_seek_key(base, "contract.value_usd")
+    assert res.value is not None
+    at = evaluate(base, {"contract.value_usd": res.value})
+    assert at.npv[0] == pytest.approx(0.0, abs=1.0)
+
+
+def test_goal_seek_payback_target_makes_payback_equal_the_term(base):
+    res = goal_seek_key(base, "tiers.ultrafast.price_per_mtok_usd", target="payback")
+    assert res.value is not None
+    at = evaluate(base, {"tiers.ultrafast.price_per_mtok_usd": res.value})
+    assert at.payback_months[0] == pytest.approx(30.0, abs=1e-6)
+
+
+def test_goal_seek_says_clearly_when_no_value_gets_there(base):
+    res = goal_seek_key(base, "buy.pue")
+    assert res.value is None
+    assert res.message.startswith("no value of buy.pue in [1.1, 1.5] brings NPV to zero: it stays below zero")
+
+
+def test_goal_seek_rejects_unknown_and_structural_keys(base):
+    with pytest.raises(AssumptionError, match="did you mean contract.value_usd"):
+        goal_seek_key(base, "contract.valu_usd")
+    with pytest.raises(AssumptionError, match="cannot be solved for"):
+        goal_seek_key(base, "contract.term_months")
+
+
+def test_monte_carlo_on_the_model_is_seeded(base):
+    out1, _, s1 = run.monte_carlo(base, 3000, seed=9, chunk=1000)
+    out2, _, s2 = run.monte_carlo(base, 3000, seed=9, chunk=3000)
+    np.testing.assert_array_equal(out1["npv"], out2["npv"])
+    p = s1.set_index("statistic")["value"]
+    assert 0.0 <= p["P(payback <= term)"] <= 1.0
+
+
+def test_sobol_on_the_model_ranks_the_api_volume_first(base):
+    df = run.sobol_indices(base, 512, seed=2)
+    assert df.iloc[0]["variable"] == "api.ultrafast_tokens_per_month"
+    no_effect = df.set_index("variable").loc["buy.pue"]
+    assert abs(no_effect.ST) < 1e-12  # the buy side does not move the deal's NPV
+
+
+def test_non_positive_definite_correlations_name_the_file(data_copy):
+    (data_copy / "correlations.csv").write_text(
+        "key_a,key_b,rank_correlation,note\n"
+        "usage.demand_sigma,usage.speed_elasticity,0.9,\n"
+        "usage.speed_elasticity,usage.peak_concurrency,0.9,\n"
+        "usage.demand_sigma,usage.peak_concurrency,-0.9,\n"
+    )
+    with pytest.raises(AssumptionError, match=r"correlations\.csv: the rank correlations are not a valid correlation matrix"):
+        run.problem_from(load(data_copy))

@@ -1,0 +1,118 @@
+"""NPV, IRR and payback against published examples and analytic cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy_financial as npf
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from econ.payback import annualise, goal_seek, irr, npv, payback_month, shortfall
+
+
+def test_excel_npv_example():
+    # Excel's NPV documentation: NPV(10%, -10000, 3000, 4200, 6800) = 1,188.44
+    assert npv(0.10, [-10000, 3000, 4200, 6800]) == pytest.approx(1188.4434, abs=1e-4)
+
+
+def test_excel_npv_example_with_initial_investment():
+    # Excel: NPV(8%, 8000, 9200, 10000, 12000, 14500) - 40000 = 1,922.06
+    assert npv(0.08, [8000, 9200, 10000, 12000, 14500]) - 40000 == pytest.approx(1922.06, abs=0.01)
+
+
+def test_numpy_financial_npv_discounts_the_first_value_at_t0():
+    flows = [-100.0, 39, 59, 55, 20]
+    # npf.npv(0.281, flows) = -0.0084785916 (its docs); ours puts flows at t = 1..n: one period more
+    assert npf.npv(0.281, flows) == pytest.approx(-0.0084785916, abs=1e-9)
+    assert npv(0.281, flows) == pytest.approx(npf.npv(0.281, flows) / 1.281)
+
+
+def test_irr_published_examples():
+    # Excel IRR documentation and numpy-financial: -70000, 12000, 15000, 18000, 21000, 26000 -> 8.66 %
+    assert irr(np.array([-70000, 12000, 15000, 18000, 21000, 26000.0])) == pytest.approx(0.0866309, abs=1e-7)
+    # Excel: the first four years: -2.12 %
+    assert irr(np.array([-70000, 12000, 15000, 18000, 21000.0])) == pytest.approx(-0.021245, abs=1e-6)
+    # numpy-financial docs: irr([-100, 39, 59, 55, 20]) = 0.28095
+    assert irr(np.array([-100, 39, 59, 55, 20.0])) == pytest.approx(0.28094842, abs=1e-8)
+
+
+def test_irr_vectorised_matches_numpy_financial_row_by_row():
+    rng = np.random.default_rng(7)
+    flows = rng.normal(1.0, 2.0, size=(300, 36))
+    flows[:, 0] -= 20
+    ours = irr(flows)
+    ref = np.array([npf.irr(np.r_[0.0, f]) for f in flows])  # a zero at t=0 puts flows at t=1..n
+    both = np.isfinite(ref) & np.isfinite(ours)
+    assert both.sum() > 100
+    np.testing.assert_allclose(ours[both], ref[both], atol=1e-9)
+
+
+def test_irr_is_nan_without_a_sign_change():
+    out = irr(np.array([[1.0, 2, 3], [-1.0, -2, -3], [0.0, 0, 0]]))
+    assert np.isnan(out).all()
+
+
+def test_irr_picks_the_root_nearest_zero():
+    # (1+x)^-1 polynomial with roots at x = 0.1 and x = 0.5: -1 at t=0 shifted to t=1..3
+    # sum c_t v^t = v(-1 + 2.6v... ) built from (1 - 1.1 v)(1 - 1.5 v) = 1 - 2.6 v + 1.65 v^2
+    flows = np.array([1.0, -2.6, 1.65])
+    assert irr(flows) == pytest.approx(0.1, abs=1e-10)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(-100, 100), min_size=3, max_size=36), st.floats(50, 500))
+def test_npv_at_the_irr_is_zero(tail, outlay):
+    flows = np.array([-outlay, *tail])
+    x = irr(flows)
+    if np.isfinite(x):
+        # zero relative to the size of the discounted terms (large where x is near -100 %)
+        scale = npv(x, np.abs(flows))
+        assert npv(x, flows) == pytest.approx(0.0, abs=1e-9 * scale)
+
+
+def test_annualise():
+    assert annualise(0.01) == pytest.approx(1.01**12 - 1)
+
+
+def test_payback_interpolates_linearly():
+    # K: -100, -60, -20, +20 -> crosses in month 4 at 3 + 20/40
+    assert payback_month(np.array([-100.0, 40, 40, 40, 40])) == pytest.approx(3.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1, 1e6), st.floats(0.01, 1e5), st.integers(2, 40))
+def test_payback_exact_on_a_linear_case(outlay, inflow, horizon):
+    flows = np.r_[-outlay, np.full(horizon - 1, inflow)]
+    pb = payback_month(flows)[0]
+    exact = 1 + outlay / inflow  # K_t = -outlay + (t - 1) inflow = 0
+    if exact <= horizon:
+        assert pb == pytest.approx(exact, rel=1e-12)
+    else:
+        assert np.isnan(pb)
+
+
+def test_no_payback_is_nan_with_the_shortfall():
+    flows = np.array([[-100.0, 10, 10], [-10.0, 20, 0]])
+    np.testing.assert_array_equal(np.isnan(payback_month(flows)), [True, False])
+    np.testing.assert_allclose(shortfall(flows), [80.0, 0.0])
+
+
+def test_flows_never_below_zero_pay_back_at_once():
+    assert payback_month(np.array([5.0, 1.0])) == 0.0
+
+
+def test_payback_takes_the_first_crossing():
+    assert payback_month(np.array([-10.0, 20, -30, 40])) == pytest.approx(1.5)
+
+
+def test_goal_seek_finds_the_root_and_reports_none_clearly():
+    r = goal_seek(lambda x: x**2 - 2.0, 0.0, 3.0, base=1.0, key="x")
+    assert r.value == pytest.approx(np.sqrt(2), abs=1e-10)
+    r = goal_seek(lambda x: x**2 + 1.0, -3.0, 3.0, base=0.0, key="x", target="NPV")
+    assert r.value is None and "no value of x in [-3, 3] brings NPV to zero: it stays above zero" in r.message
+
+
+def test_goal_seek_picks_the_crossing_nearest_base():
+    r = goal_seek(lambda x: np.sin(x), 0.5, 10.0, base=6.0)
+    assert r.value == pytest.approx(2 * np.pi, abs=1e-9)
