@@ -295,7 +295,9 @@ class Assumptions:
 
     def frontier_ids(self, platform: str) -> list[str]:
         """Frontier row ids of a platform, sorted by per-user speed."""
-        ids = [i for i in self.tables["frontier"] if self.values[f"frontier.{i}.platform"] == platform]
+        ids = [
+            i for i in self.tables["frontier"] if self.values[f"frontier.{i}.platform"] == platform
+        ]
         return sorted(ids, key=lambda i: self.values[f"frontier.{i}.tokens_per_s_per_user"])
 
     def tier_ids(self) -> tuple[str, ...]:
@@ -305,7 +307,9 @@ class Assumptions:
         return self.entries[key]
 
     # -- overrides --------------------------------------------------------
-    def with_overrides(self, pairs: Iterable[tuple[str, str]], origin: str = "--set") -> Assumptions:
+    def with_overrides(
+        self, pairs: Iterable[tuple[str, str]], origin: str = "--set"
+    ) -> Assumptions:
         """A copy with KEY=VALUE text pairs applied and validated."""
         return self._apply([(k, t, f"{origin} {k}={t}") for k, t in pairs], origin)
 
@@ -485,7 +489,9 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
             raise AssumptionError(f"{path} row {n}, column key: {key!r} appears twice")
         rule = SCALARS.get(key)
         if rule is None:
-            raise AssumptionError(f"{path} row {n}, column key: {unknown_key_message(key, SCALARS)}")
+            raise AssumptionError(
+                f"{path} row {n}, column key: {unknown_key_message(key, SCALARS)}"
+            )
         unit = r["unit"].strip()
         if unit != rule.unit:
             raise AssumptionError(f'{where}, column unit: "{unit}"; expected "{rule.unit}"')
@@ -525,7 +531,9 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
                 if cell == "" and rule.optional and (rid, col) not in spec.required_cells:
                     continue
                 if cell == "":
-                    raise AssumptionError(f"{where}, column {col}: empty; expected {rule.expected()}")
+                    raise AssumptionError(
+                        f"{where}, column {col}: empty; expected {rule.expected()}"
+                    )
                 key = f"{name}.{rid}.{col}"
                 values[key] = parse_value(cell, rule, where, col)
                 entries[key] = Entry(
@@ -589,7 +597,11 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                 raise AssumptionError(f"{where}, column low: {lo:g}; lognormal needs low > 0")
             rule = rule_for(key)
             for c, x in (("low", lo), ("high", hi)):
-                if rule is not None and not rule.check(x) and dist in ("uniform", "triangular", "pert"):
+                if (
+                    rule is not None
+                    and not rule.check(x)
+                    and dist in ("uniform", "triangular", "pert")
+                ):
                     raise AssumptionError(
                         f"{where}, column {c}: {x:g} is outside the key's valid values; "
                         f"expected {rule.expected()}"
@@ -633,7 +645,14 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                     f"{path} row {n}, column points: {pts:g}; expected a whole number in [2, 101]"
                 )
             grids.append(
-                GridSpec(r["id"].strip(), r["key_x"].strip(), r["key_y"].strip(), int(pts), r["note"].strip(), n)
+                GridSpec(
+                    r["id"].strip(),
+                    r["key_x"].strip(),
+                    r["key_y"].strip(),
+                    int(pts),
+                    r["note"].strip(),
+                    n,
+                )
             )
         files.append(FileInfo("grids.csv", path, len(rows), _sha256(path)))
 
@@ -642,13 +661,19 @@ def _load_analysis(a: Assumptions) -> Assumptions:
         for p in sorted(scen_dir.glob("*.csv")):
             _, srows = read_csv(p, required=("key", "value"))
             files.append(FileInfo(f"scenarios/{p.name}", p, len(srows), _sha256(p)))
-    return replace(a, sensitivity=tuple(sens), correlations=tuple(corr), grids=tuple(grids), files=tuple(files))
+    return replace(
+        a, sensitivity=tuple(sens), correlations=tuple(corr), grids=tuple(grids), files=tuple(files)
+    )
 
 
 def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
     if key not in a.values:
         raise AssumptionError(f"{where}: {unknown_key_message(key, a.values)}")
-    if isinstance(a.values[key], str) or key in STRUCTURAL_KEYS or key.endswith(".tokens_per_s_per_user"):
+    if (
+        isinstance(a.values[key], str)
+        or key in STRUCTURAL_KEYS
+        or key.endswith(".tokens_per_s_per_user")
+    ):
         raise AssumptionError(
             f"{where}: {key!r} takes one value per run (an id, a month count or a frontier point's "
             "speed) and cannot be varied across scenarios"
@@ -692,7 +717,9 @@ def _cross_check(a: Assumptions) -> None:
     for p in a.tables["hardware"]:
         speeds = [v[f"frontier.{i}.tokens_per_s_per_user"] for i in a.frontier_ids(p)]
         if not speeds:
-            raise AssumptionError(f"{a.data_dir / 'frontier.csv'}: platform {p!r} has no frontier point")
+            raise AssumptionError(
+                f"{a.data_dir / 'frontier.csv'}: platform {p!r} has no frontier point"
+            )
         if len(set(speeds)) != len(speeds):
             raise AssumptionError(
                 f"{a.data_dir / 'frontier.csv'}: platform {p!r} has two points at the same speed"

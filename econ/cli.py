@@ -15,10 +15,20 @@ EXIT_BAD_INPUT = 2
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="DIR", help="folder of assumption CSVs (default: ./data, else the bundled defaults)")
-    p.add_argument("--scenario", metavar="NAME", help="apply data/scenarios/NAME.csv before any --set")
     p.add_argument(
-        "--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
+        "--data",
+        metavar="DIR",
+        help="folder of assumption CSVs (default: ./data, else the bundled defaults)",
+    )
+    p.add_argument(
+        "--scenario", metavar="NAME", help="apply data/scenarios/NAME.csv before any --set"
+    )
+    p.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        dest="overrides",
         help="override one assumption by its dotted key (repeatable)",
     )
 
@@ -40,35 +50,63 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="write the workbook reports/<scenario>/payback_analysis.xlsx")
     _common(p)
-    p.add_argument("--out", metavar="DIR", default="reports", help="output folder (default: ./reports)")
-    p.add_argument("--force", action="store_true", help="overwrite a workbook that was edited since econ wrote it")
-    p.add_argument("--samples", type=int, default=20_000, help="Monte Carlo samples (default 20000)")
-    p.add_argument("--sobol-samples", type=int, default=1024, help="Sobol base samples n (default 1024)")
+    p.add_argument(
+        "--out", metavar="DIR", default="reports", help="output folder (default: ./reports)"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite a workbook that was edited since econ wrote it",
+    )
+    p.add_argument(
+        "--samples", type=int, default=20_000, help="Monte Carlo samples (default 20000)"
+    )
+    p.add_argument(
+        "--sobol-samples", type=int, default=1024, help="Sobol base samples n (default 1024)"
+    )
     p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
-    p.add_argument("--no-sensitivity", action="store_true", help="skip the Tornado, Grid, Monte Carlo and Sobol sheets")
+    p.add_argument(
+        "--no-sensitivity",
+        action="store_true",
+        help="skip the Tornado, Grid, Monte Carlo and Sobol sheets",
+    )
 
     p = sub.add_parser("init", help="write an editable copy of the default data")
     p.add_argument("dir", metavar="DIR")
-    p.add_argument("--force", action="store_true", help="write into a folder that already has files")
+    p.add_argument(
+        "--force", action="store_true", help="write into a folder that already has files"
+    )
 
-    p = sub.add_parser("capacity", help="throughput, users, replica and cost per token by platform and speed")
+    p = sub.add_parser(
+        "capacity", help="throughput, users, replica and cost per token by platform and speed"
+    )
     _common(p)
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("goal-seek", help="the value of KEY at which NPV is zero (or payback equals the term)")
+    p = sub.add_parser(
+        "goal-seek", help="the value of KEY at which NPV is zero (or payback equals the term)"
+    )
     _common(p)
     p.add_argument("key")
     p.add_argument("--target", choices=("npv", "payback"), default="npv")
-    p.add_argument("--low", type=float, help="lower end of the search (default: the key's sensitivity range)")
+    p.add_argument(
+        "--low", type=float, help="lower end of the search (default: the key's sensitivity range)"
+    )
     p.add_argument("--high", type=float, help="upper end of the search")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("sensitivity", help="tornado, grid, Monte Carlo, Sobol or break-even analysis")
+    p = sub.add_parser(
+        "sensitivity", help="tornado, grid, Monte Carlo, Sobol or break-even analysis"
+    )
     _common(p)
     p.add_argument("analysis", choices=("tornado", "grid", "montecarlo", "sobol", "breakeven"))
-    p.add_argument("--samples", type=int, help="samples (Monte Carlo default 20000; Sobol base n default 1024)")
+    p.add_argument(
+        "--samples", type=int, help="samples (Monte Carlo default 20000; Sobol base n default 1024)"
+    )
     p.add_argument("--seed", type=int, default=12345)
-    p.add_argument("--metric", choices=("npv", "payback"), default="npv", help="tornado/grid/Sobol output")
+    p.add_argument(
+        "--metric", choices=("npv", "payback"), default="npv", help="tornado/grid/Sobol output"
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
@@ -82,14 +120,19 @@ def resolve(args: argparse.Namespace) -> Assumptions:
     elif (Path("data") / "assumptions.csv").is_file():
         a = load(Path("data"))
     else:
-        print(f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})", file=sys.stderr)
+        print(
+            f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})",
+            file=sys.stderr,
+        )
         a = load(None)
     if args.scenario:
         a = a.with_scenario(args.scenario)
     pairs = []
     for item in args.overrides:
         if "=" not in item:
-            raise AssumptionError(f"--set {item}: expected KEY=VALUE, e.g. --set contract.value_usd=12e9")
+            raise AssumptionError(
+                f"--set {item}: expected KEY=VALUE, e.g. --set contract.value_usd=12e9"
+            )
         k, v = item.split("=", 1)
         pairs.append((k.strip(), v.strip()))
     return a.with_overrides(pairs) if pairs else a
@@ -136,7 +179,9 @@ def cmd_report(args) -> int:
     if not args.no_sensitivity:
         from econ.sensitivity.run import report_analysis
 
-        analysis, info = report_analysis(a, samples=args.samples, sobol_n=args.sobol_samples, seed=args.seed)
+        analysis, info = report_analysis(
+            a, samples=args.samples, sobol_n=args.sobol_samples, seed=args.seed
+        )
     path = write_report(a, Path(args.out), force=args.force, analysis=analysis, run_info=info)
     print(f"econ: wrote {path}")
     print(f"econ: wrote {path.with_name('summary.md')}")
@@ -146,7 +191,10 @@ def cmd_report(args) -> int:
 def cmd_init(args) -> int:
     dest = Path(args.dir)
     if dest.exists() and any(dest.iterdir()) and not args.force:
-        print(f"econ: error: {dest} already has files; choose an empty folder or pass --force", file=sys.stderr)
+        print(
+            f"econ: error: {dest} already has files; choose an empty folder or pass --force",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     src = bundled_data_dir()
     shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
@@ -179,7 +227,9 @@ def cmd_goal_seek(args) -> int:
 
         print(json.dumps(clean(res.__dict__), indent=1))
     else:
-        print(f"searched {args.key} in [{res.bracket[0]:g}, {res.bracket[1]:g}] (base {res.base:g})")
+        print(
+            f"searched {args.key} in [{res.bracket[0]:g}, {res.bracket[1]:g}] (base {res.base:g})"
+        )
         print(res.message)
     return 0
 
@@ -197,7 +247,9 @@ def cmd_sensitivity(args) -> int:
 
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:
-        with __import__("pandas").option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 200):
+        with __import__("pandas").option_context(
+            "display.width", 200, "display.max_columns", 30, "display.max_rows", 200
+        ):
             print(df.to_string(index=False))
     return 0
 

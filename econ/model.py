@@ -36,7 +36,9 @@ class Params:
             if k not in a.values:
                 raise AssumptionError(unknown_key_message(k, a.values))
             if k in STRUCTURAL_KEYS or isinstance(a.values[k], str):
-                raise AssumptionError(f"{k!r} takes one value per run and cannot be an array of scenarios")
+                raise AssumptionError(
+                    f"{k!r} takes one value per run and cannot be an array of scenarios"
+                )
             arr = np.atleast_1d(np.asarray(v, float))
             if arr.ndim != 1:
                 raise ValueError(f"{k}: expected a scalar or shape (N,), got {arr.shape}")
@@ -115,7 +117,9 @@ def evaluate(
     # capacity of the contract at the ultrafast speed
     ids = a.frontier_ids(plat)
     xs = np.array([a.values[f"frontier.{i}.tokens_per_s_per_user"] for i in ids], float)
-    ys = np.stack(np.broadcast_arrays(*(p(f"frontier.{i}.tokens_per_s_per_mw") for i in ids)), axis=1)
+    ys = np.stack(
+        np.broadcast_arrays(*(p(f"frontier.{i}.tokens_per_s_per_mw") for i in ids)), axis=1
+    )
     s_u = p("tiers.ultrafast.tokens_per_s")
     try:
         thr = cap.throughput_per_mw(s_u, xs, ys, plat)
@@ -128,13 +132,18 @@ def evaluate(
 
     # users and quota consumption
     g = p("market.mau_growth_monthly")[:, None]
-    plus_pool = p("market.mau")[:, None] * (1.0 + g) ** (t - 1.0) * p("market.plus_share_of_mau")[:, None]
+    plus_pool = (
+        p("market.mau")[:, None] * (1.0 + g) ** (t - 1.0) * p("market.plus_share_of_mau")[:, None]
+    )
     eff = quota.token_efficiency(p("usage.token_efficiency_gain_annual")[:, None], t)
     sigma = p("usage.demand_sigma")[:, None]
     s_std = p("tiers.standard.tokens_per_s")
     factors = {
         i: quota.consumption_factor(
-            p(f"tiers.{i}.usage_multiplier"), p(f"tiers.{i}.tokens_per_s"), s_std, p("usage.speed_elasticity")
+            p(f"tiers.{i}.usage_multiplier"),
+            p(f"tiers.{i}.tokens_per_s"),
+            s_std,
+            p("usage.speed_elasticity"),
         )[:, None]
         for i in TIERS
     }
@@ -172,12 +181,15 @@ def evaluate(
     with np.errstate(divide="ignore", invalid="ignore"):
         util = np.where(
             streams > 0,
-            (s_api + p("usage.peak_concurrency")[:, None] * path.ultrafast_adoption * path.eligible) / streams,
+            (s_api + p("usage.peak_concurrency")[:, None] * path.ultrafast_adoption * path.eligible)
+            / streams,
             np.nan,
         )
 
     d_pro = path.pro - path.pro_counterfactual
-    sub = revenue.subscription_revenue(d_pro, p("plans.pro.price_usd_month"), p("plans.plus.price_usd_month"))
+    sub = revenue.subscription_revenue(
+        d_pro, p("plans.pro.price_usd_month"), p("plans.plus.price_usd_month")
+    )
     api = revenue.api_revenue(v, p("tiers.ultrafast.price_per_mtok_usd"))
     rev = sub + api
     cf = rev * (1.0 - p("finance.variable_cost_share")[:, None]) - rent
@@ -232,10 +244,14 @@ def metric(a: Assumptions, overrides: Mapping[str, ArrayLike], name: str) -> Arr
 
 def simple_breakeven(a: Assumptions) -> dict[str, float]:
     """The articles' back-of-the-envelope: Pro users needed = value / (price_pro x T)."""
-    users = a.num("contract.value_usd") / (a.num("plans.pro.price_usd_month") * a.num("contract.term_months"))
+    users = a.num("contract.value_usd") / (
+        a.num("plans.pro.price_usd_month") * a.num("contract.term_months")
+    )
     return {"pro_users": users, "share_of_mau": users / a.num("market.mau")}
 
 
 def api_streams_full(a: Assumptions) -> float:
     """Streams the API needs at full ramp (for the Capacity sheet)."""
-    return a.num("api.ultrafast_tokens_per_month") / (a.num("tiers.ultrafast.tokens_per_s") * SECONDS_PER_MONTH)
+    return a.num("api.ultrafast_tokens_per_month") / (
+        a.num("tiers.ultrafast.tokens_per_s") * SECONDS_PER_MONTH
+    )

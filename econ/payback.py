@@ -173,7 +173,9 @@ def goal_seek(
     ys = np.asarray(f(xs), float)
     finite = np.isfinite(ys)
     if not finite.any():
-        return GoalSeek(key, target, None, (lo, hi), base, "the target is undefined across the range")
+        return GoalSeek(
+            key, target, None, (lo, hi), base, "the target is undefined across the range"
+        )
     sgn = np.sign(np.where(finite, ys, np.nan))
     exact = np.flatnonzero(sgn == 0)
     cands = [(abs(xs[i] - base), xs[i], xs[i]) for i in exact]
@@ -183,7 +185,11 @@ def goal_seek(
     if not cands:
         side = "above" if np.nanmin(ys) > 0 else "below"
         return GoalSeek(
-            key, target, None, (lo, hi), base,
+            key,
+            target,
+            None,
+            (lo, hi),
+            base,
             f"no value of {key} in [{lo:g}, {hi:g}] brings {target} to zero: it stays {side} zero "
             f"(from {np.nanmin(ys):,.4g} to {np.nanmax(ys):,.4g})",
         )
@@ -191,5 +197,7 @@ def goal_seek(
     if a == b:
         root = float(a)
     else:
-        root = brentq(lambda x: float(f(np.array([x]))[0]), a, b, xtol=1e-12 * max(1.0, abs(a)), rtol=1e-10)
+        root = brentq(
+            lambda x: float(f(np.array([x]))[0]), a, b, xtol=1e-12 * max(1.0, abs(a)), rtol=1e-10
+        )
     return GoalSeek(key, target, root, (lo, hi), base, f"{target} is zero at {key} = {root:.6g}")

@@ -36,7 +36,10 @@ def run(v: dict) -> dict:
         thr = math.exp(float(PchipInterpolator(xs, ys)(math.log(s_u))))
     s_std = v["tiers.standard.tokens_per_s"]
     el = v["usage.speed_elasticity"]
-    f = {i: v[f"tiers.{i}.usage_multiplier"] * (v[f"tiers.{i}.tokens_per_s"] / s_std) ** el for i in ("standard", "fast", "ultrafast")}
+    f = {
+        i: v[f"tiers.{i}.usage_multiplier"] * (v[f"tiers.{i}.tokens_per_s"] / s_std) ** el
+        for i in ("standard", "fast", "ultrafast")
+    }
     sigma = v["usage.demand_sigma"]
     q, m = v["plans.plus.weekly_quota_tokens"], v["plans.plus.median_weekly_tokens"]
     a_f, a_u_max = v["tiers.fast.adoption"], v["tiers.ultrafast.adoption"]
@@ -52,12 +55,16 @@ def run(v: dict) -> dict:
         C = thr * v["contract.mw"] * share / s_u
         V = v["api.ultrafast_tokens_per_month"] * share
         S_api = V / (s_u * SECONDS_PER_MONTH)
-        n_plus = v["market.mau"] * (1 + v["market.mau_growth_monthly"]) ** (t - 1) * v["market.plus_share_of_mau"]
+        n_plus = (
+            v["market.mau"]
+            * (1 + v["market.mau_growth_monthly"]) ** (t - 1)
+            * v["market.plus_share_of_mau"]
+        )
         E = n_plus + P
         a_u = min(a_u_max, max(0.0, C - S_api) / (pc * E)) if t <= T else 0.0
         e = (1 - v["usage.token_efficiency_gain_annual"]) ** ((t - 1) / 12)
 
-        def sf(i: str) -> float:
+        def sf(i: str, e: float = e) -> float:
             return 1 - _PHI(math.log(q / (m * e * f[i])) / sigma)
 
         h = (1 - a_f - a_u) * sf("standard") + a_f * sf("fast") + a_u * sf("ultrafast")
@@ -65,13 +72,34 @@ def run(v: dict) -> dict:
         P = P * (1 - churn) + (base + prop * h) * n_plus
         P0 = P0 * (1 - churn) + (base + prop * h0) * n_plus
         rent = v["contract.value_usd"] / T if t <= T else 0.0
-        rev = (P - P0) * (v["plans.pro.price_usd_month"] - v["plans.plus.price_usd_month"]) + V * v["tiers.ultrafast.price_per_mtok_usd"] / 1e6
+        rev = (P - P0) * (v["plans.pro.price_usd_month"] - v["plans.plus.price_usd_month"]) + V * v[
+            "tiers.ultrafast.price_per_mtok_usd"
+        ] / 1e6
         cf = rev * (1 - v["finance.variable_cost_share"]) - rent
-        for k, x in zip(out, (rent, rev, cf, P, P0, h, h0, a_u, (S_api + pc * a_u * E) / C if C > 0 else float("nan"))):
+        for k, x in zip(
+            out,
+            (
+                rent,
+                rev,
+                cf,
+                P,
+                P0,
+                h,
+                h0,
+                a_u,
+                (S_api + pc * a_u * E) / C if C > 0 else float("nan"),
+            ),
+            strict=True,
+        ):
             out[k].append(x)
     d = [(1 + r) ** (-t / 12) for t in range(1, H + 1)]
-    npv = sum(c * dt for c, dt in zip(out["cf"], d))
-    return {**out, "npv": npv, "payback": _payback(out["cf"]), "discounted_payback": _payback([c * dt for c, dt in zip(out["cf"], d)])}
+    npv = sum(c * dt for c, dt in zip(out["cf"], d, strict=True))
+    return {
+        **out,
+        "npv": npv,
+        "payback": _payback(out["cf"]),
+        "discounted_payback": _payback([c * dt for c, dt in zip(out["cf"], d, strict=True)]),
+    }
 
 
 def _payback(cf: list[float]) -> float:

@@ -31,9 +31,22 @@ def recalculate(xlsx: Path, out_dir: Path, timeout: float = 180) -> Path:
         (profile / "user" / "registrymodifications.xcu").write_text(PROFILE_XCU)
         env = {**os.environ, "HOME": home}
         subprocess.run(
-            [exe, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", "--nolockcheck",
-             "--convert-to", "xlsx", "--outdir", str(out_dir), str(xlsx)],
-            env=env, check=False, capture_output=True, timeout=timeout,
+            [
+                exe,
+                f"-env:UserInstallation={profile.as_uri()}",
+                "--headless",
+                "--norestore",
+                "--nolockcheck",
+                "--convert-to",
+                "xlsx",
+                "--outdir",
+                str(out_dir),
+                str(xlsx),
+            ],
+            env=env,
+            check=False,
+            capture_output=True,
+            timeout=timeout,
         )
     out = Path(out_dir) / xlsx.name
     if not out.exists():  # soffice exits 0 even when it could not load the file

@@ -19,14 +19,30 @@ def rewrite(path: Path, old: str, new: str) -> None:
 
 def test_default_data_loads_with_every_specified_key(base):
     for key, value in {
-        "contract.value_usd": 10e9, "contract.mw": 750, "contract.term_months": 30, "contract.ramp_months": 6,
-        "horizon.months": 36, "finance.discount_rate_annual": 0.10, "market.mau": 1e9,
-        "market.plus_share_of_mau": 0.03, "plans.pro.price_usd_month": 200, "plans.plus.price_usd_month": 20,
-        "tiers.standard.tokens_per_s": 54, "tiers.fast.tokens_per_s": 134, "tiers.ultrafast.tokens_per_s": 750,
-        "tiers.ultrafast.usage_multiplier": 4, "tiers.ultrafast.adoption": 0.15, "tiers.ultrafast.price_per_mtok_usd": 40,
-        "usage.demand_sigma": 1.2, "usage.token_efficiency_gain_annual": 0.15, "agent.calls": 10,
-        "hardware.wse3.memory_gb": 44, "hardware.b300.rent_usd_per_hour": 3.48, "model.params": 2e12,
-        "frontier.b300_340.tokens_per_s_per_mw": 450_000, "frontier.wse3_750.tokens_per_s_per_mw": 450_000,
+        "contract.value_usd": 10e9,
+        "contract.mw": 750,
+        "contract.term_months": 30,
+        "contract.ramp_months": 6,
+        "horizon.months": 36,
+        "finance.discount_rate_annual": 0.10,
+        "market.mau": 1e9,
+        "market.plus_share_of_mau": 0.03,
+        "plans.pro.price_usd_month": 200,
+        "plans.plus.price_usd_month": 20,
+        "tiers.standard.tokens_per_s": 54,
+        "tiers.fast.tokens_per_s": 134,
+        "tiers.ultrafast.tokens_per_s": 750,
+        "tiers.ultrafast.usage_multiplier": 4,
+        "tiers.ultrafast.adoption": 0.15,
+        "tiers.ultrafast.price_per_mtok_usd": 40,
+        "usage.demand_sigma": 1.2,
+        "usage.token_efficiency_gain_annual": 0.15,
+        "agent.calls": 10,
+        "hardware.wse3.memory_gb": 44,
+        "hardware.b300.rent_usd_per_hour": 3.48,
+        "model.params": 2e12,
+        "frontier.b300_340.tokens_per_s_per_mw": 450_000,
+        "frontier.wse3_750.tokens_per_s_per_mw": 450_000,
         "buy.facility_capex_usd_per_mw": 12e6,
     }.items():
         assert base[key] == value, key
@@ -48,8 +64,15 @@ def test_wse3_sensitivity_range_reaches_the_chip_count_estimate(base):
 
 def test_every_guesstimate_that_moves_npv_has_a_sensitivity_range(base):
     ranged = {s.key for s in base.sensitivity}
-    for key in ("contract.ramp_months", "usage.demand_sigma", "usage.speed_elasticity", "conversion.pro_churn_monthly",
-                "tiers.ultrafast.usage_multiplier", "api.ultrafast_tokens_per_month", "market.plus_share_of_mau"):
+    for key in (
+        "contract.ramp_months",
+        "usage.demand_sigma",
+        "usage.speed_elasticity",
+        "conversion.pro_churn_monthly",
+        "tiers.ultrafast.usage_multiplier",
+        "api.ultrafast_tokens_per_month",
+        "market.plus_share_of_mau",
+    ):
         assert key in ranged
 
 
@@ -64,35 +87,126 @@ def test_every_platform_frontier_covers_the_speeds_it_serves(base):
 @pytest.mark.parametrize(
     ("file", "old", "new", "message"),
     [
-        ("plans.csv", "pro,200,", "pro,abc,", r'plans\.csv row 3 \(pro\), column price_usd_month: "abc" is not a number'),
-        ("plans.csv", "pro,200,", "pro,-5,", r"plans\.csv row 3 \(pro\), column price_usd_month: -5 is out of range; expected a number > 0"),
-        ("assumptions.csv", "market.plus_share_of_mau,0.03", "market.plus_share_of_mau,1.7",
-         r"assumptions\.csv row \d+ \(market\.plus_share_of_mau\), column value: 1\.7 is out of range; expected a number in \[0, 1\]"),
-        ("assumptions.csv", "contract.term_months,30", "contract.term_months,0",
-         r"contract\.term_months\), column value: 0 is out of range; expected a whole number >= 1"),
-        ("assumptions.csv", "contract.term_months,30", "contract.term_months,30.5", r"expected a whole number >= 1"),
-        ("assumptions.csv", "contract.mw,750,MW", "contract.mw,750,kW", r'contract\.mw\), column unit: "kW"; expected "MW"'),
-        ("assumptions.csv", "contract.mw,750", "contract.mwx,750", r"unknown key 'contract\.mwx'; did you mean contract\.mw"),
-        ("hardware.csv", "h100,80", "b300,80", r"hardware\.csv row 4, column id: 'b300' appears twice"),
-        ("assumptions.csv", "contract.platform,wse3", "contract.platform,tpu",
-         r"contract\.platform\): 'tpu' is not in hardware\.csv; expected one of b300, wse3, h100, groq_lpu"),
-        ("frontier.csv", "h100_20,h100,", "h100_20,h200,", r"frontier\.h100_20\.platform\): 'h200' is not in hardware\.csv"),
-        ("tiers.csv", "ultrafast,750,", "ultrafast,2000,",
-         r"tiers\.ultrafast\.tokens_per_s\): 2000 tokens/s is outside the frontier of the contract platform 'wse3' \(54 to 1500"),
-        ("assumptions.csv", "horizon.months,36", "horizon.months,24", r"24 is shorter than the contract term 30"),
+        (
+            "plans.csv",
+            "pro,200,",
+            "pro,abc,",
+            r'plans\.csv row 3 \(pro\), column price_usd_month: "abc" is not a number',
+        ),
+        (
+            "plans.csv",
+            "pro,200,",
+            "pro,-5,",
+            r"plans\.csv row 3 \(pro\), column price_usd_month: -5 is out of range; expected a number > 0",
+        ),
+        (
+            "assumptions.csv",
+            "market.plus_share_of_mau,0.03",
+            "market.plus_share_of_mau,1.7",
+            r"assumptions\.csv row \d+ \(market\.plus_share_of_mau\), column value: 1\.7 is out of range; expected a number in \[0, 1\]",
+        ),
+        (
+            "assumptions.csv",
+            "contract.term_months,30",
+            "contract.term_months,0",
+            r"contract\.term_months\), column value: 0 is out of range; expected a whole number >= 1",
+        ),
+        (
+            "assumptions.csv",
+            "contract.term_months,30",
+            "contract.term_months,30.5",
+            r"expected a whole number >= 1",
+        ),
+        (
+            "assumptions.csv",
+            "contract.mw,750,MW",
+            "contract.mw,750,kW",
+            r'contract\.mw\), column unit: "kW"; expected "MW"',
+        ),
+        (
+            "assumptions.csv",
+            "contract.mw,750",
+            "contract.mwx,750",
+            r"unknown key 'contract\.mwx'; did you mean contract\.mw",
+        ),
+        (
+            "hardware.csv",
+            "h100,80",
+            "b300,80",
+            r"hardware\.csv row 4, column id: 'b300' appears twice",
+        ),
+        (
+            "assumptions.csv",
+            "contract.platform,wse3",
+            "contract.platform,tpu",
+            r"contract\.platform\): 'tpu' is not in hardware\.csv; expected one of b300, wse3, h100, groq_lpu",
+        ),
+        (
+            "frontier.csv",
+            "h100_20,h100,",
+            "h100_20,h200,",
+            r"frontier\.h100_20\.platform\): 'h200' is not in hardware\.csv",
+        ),
+        (
+            "tiers.csv",
+            "ultrafast,750,",
+            "ultrafast,2000,",
+            r"tiers\.ultrafast\.tokens_per_s\): 2000 tokens/s is outside the frontier of the contract platform 'wse3' \(54 to 1500",
+        ),
+        (
+            "assumptions.csv",
+            "horizon.months,36",
+            "horizon.months,24",
+            r"24 is shorter than the contract term 30",
+        ),
         ("tiers.csv", "fast,134,2,0.20", "fast,134,2,0.90", r"adoption exceeds 1"),
-        ("plans.csv", '"Public figure: ChatGPT Plus price; quota and median usage are Guesstimates"', "", r"plans\.csv row 2 \(plus\), column source: empty; every value needs a source"),
-        ("tiers.csv", "ultrafast,750,4,0.15,40", "ultrafast,750,4,,40", r"tiers\.csv row 4 \(ultrafast\), column adoption: empty"),
-        ("sensitivity.csv", "usage.demand_sigma,pert", "usage.demand_sigma,beta",
-         r'sensitivity\.csv row \d+ \(usage\.demand_sigma\), column distribution: "beta"; expected one of uniform'),
-        ("sensitivity.csv", "usage.demand_sigma,pert,0.8,1.6", "usage.demand_sigma,pert,1.6,0.8", r"column high: 0\.8 must exceed low 1\.6"),
-        ("sensitivity.csv", "contract.ramp_months,triangular", "horizon.months,triangular", r"'horizon\.months' takes one value per run"),
-        ("correlations.csv", "-0.3,", "-1.3,", r"correlations\.csv row 2, column rank_correlation: -1\.3; expected a number in \[-1, 1\]"),
-        ("grids.csv", "usage.token_efficiency_gain_annual,7", "usage.token_efficency_gain_annual,7",
-         r"grids\.csv row 2, column key_y: unknown key 'usage\.token_efficency_gain_annual'; did you mean usage\.token_efficiency_gain_annual"),
+        (
+            "plans.csv",
+            '"Public figure: ChatGPT Plus price; quota and median usage are Guesstimates"',
+            "",
+            r"plans\.csv row 2 \(plus\), column source: empty; every value needs a source",
+        ),
+        (
+            "tiers.csv",
+            "ultrafast,750,4,0.15,40",
+            "ultrafast,750,4,,40",
+            r"tiers\.csv row 4 \(ultrafast\), column adoption: empty",
+        ),
+        (
+            "sensitivity.csv",
+            "usage.demand_sigma,pert",
+            "usage.demand_sigma,beta",
+            r'sensitivity\.csv row \d+ \(usage\.demand_sigma\), column distribution: "beta"; expected one of uniform',
+        ),
+        (
+            "sensitivity.csv",
+            "usage.demand_sigma,pert,0.8,1.6",
+            "usage.demand_sigma,pert,1.6,0.8",
+            r"column high: 0\.8 must exceed low 1\.6",
+        ),
+        (
+            "sensitivity.csv",
+            "contract.ramp_months,triangular",
+            "horizon.months,triangular",
+            r"'horizon\.months' takes one value per run",
+        ),
+        (
+            "correlations.csv",
+            "-0.3,",
+            "-1.3,",
+            r"correlations\.csv row 2, column rank_correlation: -1\.3; expected a number in \[-1, 1\]",
+        ),
+        (
+            "grids.csv",
+            "usage.token_efficiency_gain_annual,7",
+            "usage.token_efficency_gain_annual,7",
+            r"grids\.csv row 2, column key_y: unknown key 'usage\.token_efficency_gain_annual'; did you mean usage\.token_efficiency_gain_annual",
+        ),
     ],
 )
-def test_each_validation_rule_names_file_row_column_and_expectation(data_copy, file, old, new, message):
+def test_each_validation_rule_names_file_row_column_and_expectation(
+    data_copy, file, old, new, message
+):
     rewrite(data_copy / file, old, new)
     with pytest.raises(AssumptionError, match=message):
         load(data_copy)
@@ -106,7 +220,10 @@ def test_missing_column_is_named(data_copy):
 
 def test_missing_key_is_named(data_copy):
     p = data_copy / "assumptions.csv"
-    p.write_text("\n".join(line for line in p.read_text().splitlines() if not line.startswith("buy.pue")) + "\n")
+    p.write_text(
+        "\n".join(line for line in p.read_text().splitlines() if not line.startswith("buy.pue"))
+        + "\n"
+    )
     with pytest.raises(AssumptionError, match=r"missing key\(s\) buy\.pue"):
         load(data_copy)
 
@@ -114,7 +231,9 @@ def test_missing_key_is_named(data_copy):
 def test_excel_saved_csv_with_bom_and_crlf_loads(data_copy, base):
     for name in ("assumptions.csv", "plans.csv", "tiers.csv"):
         p = data_copy / name
-        p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+        p.write_bytes(
+            b"\xef\xbb\xbf" + p.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        )
     a = load(data_copy)
     assert a.values == base.values
 
@@ -138,34 +257,55 @@ def test_european_excel_semicolons_and_decimal_commas_load(data_copy, base):
 def test_non_utf8_file_gets_a_clear_error(data_copy):
     p = data_copy / "plans.csv"
     p.write_bytes(p.read_bytes().replace(b"Public figure", b"Public figur\xe9"))
-    with pytest.raises(AssumptionError, match=r"plans\.csv row 2: the file is not UTF-8 text.*CSV UTF-8"):
+    with pytest.raises(
+        AssumptionError, match=r"plans\.csv row 2: the file is not UTF-8 text.*CSV UTF-8"
+    ):
         load(data_copy)
 
 
 def test_decimal_comma_in_a_comma_file_gets_a_hint(data_copy):
     rewrite(data_copy / "plans.csv", "pro,200,", "pro,200,5,")
-    with pytest.raises(AssumptionError, match=r"plans\.csv row 3: 7 cells but the header has 6 columns \(a decimal comma"):
+    with pytest.raises(
+        AssumptionError,
+        match=r"plans\.csv row 3: 7 cells but the header has 6 columns \(a decimal comma",
+    ):
         load(data_copy)
 
 
 def test_percent_and_thousands_separators_parse(data_copy):
-    rewrite(data_copy / "assumptions.csv", "market.plus_share_of_mau,0.03", "market.plus_share_of_mau,3%")
-    rewrite(data_copy / "assumptions.csv", "contract.value_usd,10000000000", 'contract.value_usd,"10,000,000,000"')
+    rewrite(
+        data_copy / "assumptions.csv",
+        "market.plus_share_of_mau,0.03",
+        "market.plus_share_of_mau,3%",
+    )
+    rewrite(
+        data_copy / "assumptions.csv",
+        "contract.value_usd,10000000000",
+        'contract.value_usd,"10,000,000,000"',
+    )
     a = load(data_copy)
     assert a["market.plus_share_of_mau"] == pytest.approx(0.03)
     assert a["contract.value_usd"] == 10e9
 
 
 def test_set_overrides_a_key_and_validates_it(base):
-    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "5"), ("hardware.wse3.memory_gb", "48")])
+    a = base.with_overrides(
+        [("tiers.ultrafast.usage_multiplier", "5"), ("hardware.wse3.memory_gb", "48")]
+    )
     assert a["tiers.ultrafast.usage_multiplier"] == 5 and a["hardware.wse3.memory_gb"] == 48
     assert base["tiers.ultrafast.usage_multiplier"] == 4  # the original is untouched
-    with pytest.raises(AssumptionError, match=r"--set tiers\.ultrafast\.adoption=1\.5, column value: 1\.5 is out of range"):
+    with pytest.raises(
+        AssumptionError,
+        match=r"--set tiers\.ultrafast\.adoption=1\.5, column value: 1\.5 is out of range",
+    ):
         base.with_overrides([("tiers.ultrafast.adoption", "1.5")])
 
 
 def test_unknown_key_names_the_nearest_known_keys(base):
-    with pytest.raises(AssumptionError, match=r"unknown key 'tiers\.ultrafst\.adoption'; did you mean tiers\.ultrafast\.adoption"):
+    with pytest.raises(
+        AssumptionError,
+        match=r"unknown key 'tiers\.ultrafst\.adoption'; did you mean tiers\.ultrafast\.adoption",
+    ):
         base.with_overrides([("tiers.ultrafst.adoption", "0.1")])
 
 
@@ -178,14 +318,21 @@ def test_scenario_applies_its_file_then_set_wins(base):
 
 
 def test_unknown_scenario_lists_the_known_ones(base):
-    with pytest.raises(AssumptionError, match=r"scenario 'nope'.*known scenarios: efficient_tokens, low_throughput, strong_upgrade"):
+    with pytest.raises(
+        AssumptionError,
+        match=r"scenario 'nope'.*known scenarios: efficient_tokens, low_throughput, strong_upgrade",
+    ):
         base.with_scenario("nope")
 
 
 def test_bad_scenario_row_is_named(data_copy):
-    (data_copy / "scenarios" / "bad.csv").write_text("key,value,note\ncontract.mw,750,\ncontract.mw,lots,\n")
+    (data_copy / "scenarios" / "bad.csv").write_text(
+        "key,value,note\ncontract.mw,750,\ncontract.mw,lots,\n"
+    )
     a = load(data_copy)
-    with pytest.raises(AssumptionError, match=r"scenarios/bad\.csv row 3, column value: \"lots\" is not a number"):
+    with pytest.raises(
+        AssumptionError, match=r"scenarios/bad\.csv row 3, column value: \"lots\" is not a number"
+    ):
         a.with_scenario("bad")
 
 

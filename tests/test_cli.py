@@ -14,8 +14,20 @@ from conftest import DATA, ROOT
 
 from econ.cli import main
 
-SHEETS = ["Cover", "Assumptions", "Capacity", "Costs", "Revenue", "Payback", "Tornado", "Grid",
-          "Monte Carlo", "Sobol", "Break-even", "Checks"]
+SHEETS = [
+    "Cover",
+    "Assumptions",
+    "Capacity",
+    "Costs",
+    "Revenue",
+    "Payback",
+    "Tornado",
+    "Grid",
+    "Monte Carlo",
+    "Sobol",
+    "Break-even",
+    "Checks",
+]
 FAST = ["--samples", "500", "--sobol-samples", "64"]
 
 
@@ -41,7 +53,9 @@ def test_bad_data_exits_2_with_the_message_and_no_traceback(data_copy, capsys):
 
 
 def test_unknown_set_key_exits_2_naming_the_nearest(capsys):
-    code, _, err = run(["summary", "--data", str(DATA), "--set", "tiers.ultrafst.adoption=0.1"], capsys)
+    code, _, err = run(
+        ["summary", "--data", str(DATA), "--set", "tiers.ultrafst.adoption=0.1"], capsys
+    )
     assert code == 2 and "did you mean tiers.ultrafast.adoption" in err
 
 
@@ -59,15 +73,35 @@ def test_summary_json_carries_the_headline_and_every_assumption(capsys):
     assert h["assumptions"]["frontier.wse3_750.platform"] == "wse3"
     assert h["simple_breakeven_pro_users"] == pytest.approx(1_666_666.67, abs=0.01)
     assert h["simple_breakeven_share_of_mau"] == pytest.approx(0.0016667, abs=1e-7)
-    assert h["payback_months"] is None and h["shortfall_usd"] > 0  # the default case does not pay back in 36 months
+    assert (
+        h["payback_months"] is None and h["shortfall_usd"] > 0
+    )  # the default case does not pay back in 36 months
     for key in ("discounted_payback_months", "npv_usd", "irr_annual", "rent_vs_buy", "monthly"):
         assert key in h
-    assert set(h["rent_vs_buy"]) >= {"rent_npv_usd", "buy_npv_usd", "rent_usd_per_mw_month", "buy_usd_per_mw_month", "breakeven_system_price_usd"}
+    assert set(h["rent_vs_buy"]) >= {
+        "rent_npv_usd",
+        "buy_npv_usd",
+        "rent_usd_per_mw_month",
+        "buy_usd_per_mw_month",
+        "breakeven_system_price_usd",
+    }
     m = h["monthly"]
     assert m["month"] == list(range(1, 37))
-    for key in ("rent_usd", "subscription_revenue_usd", "api_revenue_usd", "revenue_usd", "net_cash_flow_usd",
-                "cumulative_cash_usd", "pro_subscribers", "pro_subscribers_counterfactual", "incremental_pro_subscribers",
-                "plus_cap_hit_share", "plus_cap_hit_share_counterfactual", "ultrafast_adoption", "capacity_utilization"):
+    for key in (
+        "rent_usd",
+        "subscription_revenue_usd",
+        "api_revenue_usd",
+        "revenue_usd",
+        "net_cash_flow_usd",
+        "cumulative_cash_usd",
+        "pro_subscribers",
+        "pro_subscribers_counterfactual",
+        "incremental_pro_subscribers",
+        "plus_cap_hit_share",
+        "plus_cap_hit_share_counterfactual",
+        "ultrafast_adoption",
+        "capacity_utilization",
+    ):
         assert len(m[key]) == 36, key
     assert m["rent_usd"][0] == pytest.approx(10e9 / 30) and m["rent_usd"][30] == 0
     assert m["capacity_utilization"][35] is None
@@ -75,14 +109,28 @@ def test_summary_json_carries_the_headline_and_every_assumption(capsys):
 
 
 def test_summary_text_explains_the_headline(capsys):
-    code, out, _ = run(["summary", "--data", str(DATA), "--set", "conversion.capped_upgrade_propensity=0.04"], capsys)
+    code, out, _ = run(
+        ["summary", "--data", str(DATA), "--set", "conversion.capped_upgrade_propensity=0.04"],
+        capsys,
+    )
     assert code == 0
     assert "Pays back in month" in out and "NPV at 10%" in out and "1,666,667 Pro users" in out
 
 
 def test_scenario_and_set_reach_the_json(capsys):
-    code, out, _ = run(["summary", "--json", "--data", str(DATA), "--scenario", "low_throughput",
-                        "--set", "contract.value_usd=9e9"], capsys)
+    code, out, _ = run(
+        [
+            "summary",
+            "--json",
+            "--data",
+            str(DATA),
+            "--scenario",
+            "low_throughput",
+            "--set",
+            "contract.value_usd=9e9",
+        ],
+        capsys,
+    )
     h = json.loads(out)
     assert h["scenario"] == "low_throughput"
     assert h["assumptions"]["frontier.wse3_750.tokens_per_s_per_mw"] == 45_000
@@ -93,8 +141,17 @@ def test_capacity_json_rows(capsys):
     code, out, _ = run(["capacity", "--json", "--data", str(DATA)], capsys)
     rows = json.loads(out)
     b300 = next(r for r in rows if r["platform"] == "b300" and r["tier"] == "ultrafast")
-    assert set(b300) == {"platform", "tier", "tokens_per_s_per_user", "tokens_per_s_per_mw", "concurrent_users_per_mw",
-                         "chips_per_replica", "decode_ceiling_tokens_per_s", "cost_per_mtok_rent_usd", "cost_per_mtok_buy_usd"}
+    assert set(b300) == {
+        "platform",
+        "tier",
+        "tokens_per_s_per_user",
+        "tokens_per_s_per_mw",
+        "concurrent_users_per_mw",
+        "chips_per_replica",
+        "decode_ceiling_tokens_per_s",
+        "cost_per_mtok_rent_usd",
+        "cost_per_mtok_buy_usd",
+    }
     h100 = next(r for r in rows if r["platform"] == "h100" and r["tier"] == "ultrafast")
     assert h100["tokens_per_s_per_mw"] is None
 
@@ -112,7 +169,21 @@ def test_sensitivity_commands(capsys, tmp_path):
     rows = json.loads(out)
     assert code == 0 and rows[0]["output"] == "npv" and rows[0]["swing"] >= rows[-1]["swing"]
     target = tmp_path / "mc.csv"
-    code, out, _ = run(["sensitivity", "montecarlo", "--samples", "400", "--seed", "1", "--data", str(DATA), "--csv", str(target)], capsys)
+    code, out, _ = run(
+        [
+            "sensitivity",
+            "montecarlo",
+            "--samples",
+            "400",
+            "--seed",
+            "1",
+            "--data",
+            str(DATA),
+            "--csv",
+            str(target),
+        ],
+        capsys,
+    )
     assert code == 0 and "P(payback <= term)" in target.read_text()
 
 
@@ -126,17 +197,33 @@ def test_report_writes_the_workbook_with_every_sheet(tmp_path, capsys):
 
 
 def test_report_per_scenario_folder(tmp_path, capsys):
-    code, _, _ = run(["report", "--data", str(DATA), "--scenario", "efficient_tokens", "--out", str(tmp_path), "--no-sensitivity"], capsys)
+    code, _, _ = run(
+        [
+            "report",
+            "--data",
+            str(DATA),
+            "--scenario",
+            "efficient_tokens",
+            "--out",
+            str(tmp_path),
+            "--no-sensitivity",
+        ],
+        capsys,
+    )
     assert code == 0 and (tmp_path / "efficient_tokens" / "payback_analysis.xlsx").exists()
 
 
 def test_formula_like_note_lands_as_text(data_copy, tmp_path, capsys):
     p = data_copy / "assumptions.csv"
-    p.write_text(p.read_text().replace(
-        "agent.ttft_s,0.5,s,Guesstimate: time to first token per call,",
-        'agent.ttft_s,0.5,s,Guesstimate: time to first token per call,"=HYPERLINK(""http://example.com"",""x"")"',
-    ))
-    code, _, _ = run(["report", "--data", str(data_copy), "--out", str(tmp_path), "--no-sensitivity"], capsys)
+    p.write_text(
+        p.read_text().replace(
+            "agent.ttft_s,0.5,s,Guesstimate: time to first token per call,",
+            'agent.ttft_s,0.5,s,Guesstimate: time to first token per call,"=HYPERLINK(""http://example.com"",""x"")"',
+        )
+    )
+    code, _, _ = run(
+        ["report", "--data", str(data_copy), "--out", str(tmp_path), "--no-sensitivity"], capsys
+    )
     assert code == 0
     ws = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")["Assumptions"]
     cell = next(r[4] for r in ws.iter_rows(min_row=2) if r[0].value == "agent.ttft_s")
@@ -174,7 +261,9 @@ def test_read_only_output_folder_exits_2(tmp_path, capsys):
     (out / "base").mkdir(parents=True)
     (out / "base").chmod(0o500)
     try:
-        code, _, err = run(["report", "--data", str(DATA), "--out", str(out), "--no-sensitivity"], capsys)
+        code, _, err = run(
+            ["report", "--data", str(DATA), "--out", str(out), "--no-sensitivity"], capsys
+        )
     finally:
         (out / "base").chmod(0o700)
     assert code == 2 and "read-only" in err
@@ -193,20 +282,30 @@ def test_locked_workbook_exits_2_and_keeps_the_old_file(tmp_path, capsys, monkey
     code, _, err = run(args, capsys)
     assert code == 2 and "cannot replace the file" in err
     assert path.read_bytes() == before
-    assert sorted(p.name for p in path.parent.iterdir()) == [".payback_analysis.xlsx.sha256", "payback_analysis.xlsx", "summary.md"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        ".payback_analysis.xlsx.sha256",
+        "payback_analysis.xlsx",
+        "summary.md",
+    ]
 
 
 def test_unwritable_output_exits_2_and_leaves_nothing(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    code, _, err = run(["report", "--data", str(DATA), "--out", str(blocker), "--no-sensitivity"], capsys)
+    code, _, err = run(
+        ["report", "--data", str(DATA), "--out", str(blocker), "--no-sensitivity"], capsys
+    )
     assert code == 2 and "cannot create the output folder" in err
 
 
 def test_init_writes_an_editable_copy(tmp_path, capsys):
     dest = tmp_path / "mydata"
     code, out, _ = run(["init", str(dest)], capsys)
-    assert code == 0 and (dest / "assumptions.csv").exists() and (dest / "scenarios" / "low_throughput.csv").exists()
+    assert (
+        code == 0
+        and (dest / "assumptions.csv").exists()
+        and (dest / "scenarios" / "low_throughput.csv").exists()
+    )
     assert run(["validate", "--data", str(dest)], capsys)[0] == 0
     code, _, err = run(["init", str(dest)], capsys)
     assert code == 2 and "already has files" in err
@@ -214,7 +313,13 @@ def test_init_writes_an_editable_copy(tmp_path, capsys):
 
 def test_bundled_defaults_used_outside_a_data_folder(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    res = subprocess.run([sys.executable, "-m", "econ", "summary", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    res = subprocess.run(
+        [sys.executable, "-m", "econ", "summary", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert res.returncode == 0, res.stderr
     assert "using the bundled default data" in res.stderr
     assert json.loads(res.stdout)["bundled_data"] is True
@@ -222,12 +327,25 @@ def test_bundled_defaults_used_outside_a_data_folder(tmp_path):
 
 def test_python_m_econ_exit_status_on_bad_input(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    res = subprocess.run([sys.executable, "-m", "econ", "validate", "--data", str(tmp_path)], capture_output=True, text=True, env=env)
+    res = subprocess.run(
+        [sys.executable, "-m", "econ", "validate", "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert res.returncode == 2 and "no assumptions.csv here" in res.stderr
 
 
 def test_readme_names_only_commands_that_exist():
     text = (ROOT / "README.md").read_text()
-    for cmd in ("econ report", "econ summary", "econ validate", "econ init", "econ capacity", "econ goal-seek", "econ sensitivity"):
+    for cmd in (
+        "econ report",
+        "econ summary",
+        "econ validate",
+        "econ init",
+        "econ capacity",
+        "econ goal-seek",
+        "econ sensitivity",
+    ):
         assert cmd in text, cmd
     assert Path(ROOT / ".ci" / "run").exists()

@@ -122,7 +122,9 @@ def test_faster_token_efficiency_lowers_cap_hits_in_the_model(base):
 
 
 def test_zero_ultrafast_adoption_gives_zero_increments(base):
-    a = base.with_overrides([("tiers.ultrafast.adoption", "0"), ("api.ultrafast_tokens_per_month", "0")])
+    a = base.with_overrides(
+        [("tiers.ultrafast.adoption", "0"), ("api.ultrafast_tokens_per_month", "0")]
+    )
     r = evaluate(a)
     np.testing.assert_array_equal(r.incremental_pro[0], 0.0)
     np.testing.assert_array_equal(r.revenue[0], 0.0)

@@ -30,9 +30,13 @@ def test_numpy_financial_npv_discounts_the_first_value_at_t0():
 
 def test_irr_published_examples():
     # Excel IRR documentation and numpy-financial: -70000, 12000, 15000, 18000, 21000, 26000 -> 8.66 %
-    assert irr(np.array([-70000, 12000, 15000, 18000, 21000, 26000.0])) == pytest.approx(0.0866309, abs=1e-7)
+    assert irr(np.array([-70000, 12000, 15000, 18000, 21000, 26000.0])) == pytest.approx(
+        0.0866309, abs=1e-7
+    )
     # Excel: the first four years: -2.12 %
-    assert irr(np.array([-70000, 12000, 15000, 18000, 21000.0])) == pytest.approx(-0.021245, abs=1e-6)
+    assert irr(np.array([-70000, 12000, 15000, 18000, 21000.0])) == pytest.approx(
+        -0.021245, abs=1e-6
+    )
     # numpy-financial docs: irr([-100, 39, 59, 55, 20]) = 0.28095
     assert irr(np.array([-100, 39, 59, 55, 20.0])) == pytest.approx(0.28094842, abs=1e-8)
 
@@ -110,7 +114,10 @@ def test_goal_seek_finds_the_root_and_reports_none_clearly():
     r = goal_seek(lambda x: x**2 - 2.0, 0.0, 3.0, base=1.0, key="x")
     assert r.value == pytest.approx(np.sqrt(2), abs=1e-10)
     r = goal_seek(lambda x: x**2 + 1.0, -3.0, 3.0, base=0.0, key="x", target="NPV")
-    assert r.value is None and "no value of x in [-3, 3] brings NPV to zero: it stays above zero" in r.message
+    assert (
+        r.value is None
+        and "no value of x in [-3, 3] brings NPV to zero: it stays above zero" in r.message
+    )
 
 
 def test_goal_seek_picks_the_crossing_nearest_base():

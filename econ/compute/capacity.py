@@ -81,7 +81,10 @@ def pchip_eval(x: Array, y: Array, xq: Array) -> Array:
 
 
 def throughput_per_mw(
-    speed: ArrayLike, point_speeds: ArrayLike, point_throughputs: ArrayLike, platform: str = "platform"
+    speed: ArrayLike,
+    point_speeds: ArrayLike,
+    point_throughputs: ArrayLike,
+    platform: str = "platform",
 ) -> Array:
     """Total output per MW at a per-user speed, from a platform's frontier points.
 
@@ -111,7 +114,9 @@ def throughput_per_mw(
             f"({rng}); add a point to frontier.csv rather than extrapolate"
         )
     if xs.size == 1:
-        return np.broadcast_to(ys[..., 0], np.broadcast_shapes(s.shape, ys.shape[:-1])).astype(float)
+        return np.broadcast_to(ys[..., 0], np.broadcast_shapes(s.shape, ys.shape[:-1])).astype(
+            float
+        )
     return np.exp(pchip_eval(np.log(xs), np.log(ys), np.log(np.clip(s, lo, hi))))
 
 
@@ -140,13 +145,19 @@ def decode_ceiling(
     [bytes/s] / (params x active share x bytes per param).
     """
     read_per_token = (
-        np.asarray(params, float) * np.asarray(active_param_share, float) * np.asarray(bytes_per_param, float)
+        np.asarray(params, float)
+        * np.asarray(active_param_share, float)
+        * np.asarray(bytes_per_param, float)
     )
     return np.asarray(chips, float) * np.asarray(bandwidth_tb_s, float) * 1e12 / read_per_token
 
 
 def agent_task_time(
-    calls: ArrayLike, output_tokens: ArrayLike, speed: ArrayLike, ttft_s: ArrayLike, p99_multiplier: ArrayLike
+    calls: ArrayLike,
+    output_tokens: ArrayLike,
+    speed: ArrayLike,
+    ttft_s: ArrayLike,
+    p99_multiplier: ArrayLike,
 ) -> tuple[Array, Array]:
     """Median and P99 time [s] of an agent task of ``calls`` sequential calls.
 
@@ -176,7 +187,12 @@ def ramp_share(t: Array, ramp_months: ArrayLike, term_months: ArrayLike) -> Arra
 
 
 def contract_streams(
-    mw: ArrayLike, ramp_months: ArrayLike, term_months: ArrayLike, throughput: ArrayLike, speed: ArrayLike, horizon: int
+    mw: ArrayLike,
+    ramp_months: ArrayLike,
+    term_months: ArrayLike,
+    throughput: ArrayLike,
+    speed: ArrayLike,
+    horizon: int,
 ) -> Array:
     """Concurrent ultrafast streams the contract can serve each month, C_t, shape (N, H).
 

@@ -70,9 +70,10 @@ def buy_flows(
     hw = systems * np.asarray(system_price_usd, float)
     facility = mw_ * np.asarray(facility_capex_usd_per_mw, float)
     capex = hw + facility
-    monthly = mw_ * 1000.0 * HOURS_PER_MONTH * np.asarray(power_price_usd_per_kwh, float) + np.asarray(
-        maintenance_share_annual, float
-    ) / 12.0 * hw
+    monthly = (
+        mw_ * 1000.0 * HOURS_PER_MONTH * np.asarray(power_price_usd_per_kwh, float)
+        + np.asarray(maintenance_share_annual, float) / 12.0 * hw
+    )
     opex = np.broadcast_to(monthly[:, None], (monthly.shape[0], int(horizon))).copy()
     h = float(horizon)
     residual = hw * np.maximum(0.0, 1 - h / (12 * np.asarray(life_years, float))) * np.asarray(
@@ -91,7 +92,9 @@ def npv_cost(flows: Array, d: Array) -> Array:
     return (flows * d).sum(axis=1)
 
 
-def levelised_per_mw_month(npv: ArrayLike, mw: ArrayLike, d: Array, held_months: ArrayLike) -> Array:
+def levelised_per_mw_month(
+    npv: ArrayLike, mw: ArrayLike, d: Array, held_months: ArrayLike
+) -> Array:
     """Cost per MW-month [USD] that has the same present value as ``npv`` over the months held.
 
     For the flat contract this is exactly value / (mw x T).
@@ -103,12 +106,21 @@ def levelised_per_mw_month(npv: ArrayLike, mw: ArrayLike, d: Array, held_months:
 
 def hourly_rent_per_mw_month(rent_usd_per_hour: ArrayLike, power_kw: ArrayLike) -> Array:
     """Rent per MW-month [USD] of a platform rented by the hour, per device."""
-    return np.asarray(rent_usd_per_hour, float) * HOURS_PER_MONTH * 1000.0 / np.asarray(power_kw, float)
+    return (
+        np.asarray(rent_usd_per_hour, float)
+        * HOURS_PER_MONTH
+        * 1000.0
+        / np.asarray(power_kw, float)
+    )
 
 
-def cost_per_mtok(usd_per_mw_month: ArrayLike, throughput_per_mw: ArrayLike, utilization: ArrayLike) -> Array:
+def cost_per_mtok(
+    usd_per_mw_month: ArrayLike, throughput_per_mw: ArrayLike, utilization: ArrayLike
+) -> Array:
     """Cost per million tokens [USD/Mtok] of capacity sold at ``utilization`` of its frontier throughput."""
-    tokens = np.asarray(throughput_per_mw, float) * np.asarray(utilization, float) * SECONDS_PER_MONTH
+    tokens = (
+        np.asarray(throughput_per_mw, float) * np.asarray(utilization, float) * SECONDS_PER_MONTH
+    )
     return np.asarray(usd_per_mw_month, float) / tokens * 1e6
 
 
@@ -142,4 +154,6 @@ def breakeven_system_price(npv_rent: float, npv_buy_at, upper: float) -> Breakev
         if gap(hi) >= 0:
             return Breakeven(brentq(gap, lo, hi, xtol=1e-6, rtol=1e-12), (lo, hi), "solved")
         hi *= 10.0
-    return Breakeven(None, (lo, hi), f"buying stays cheaper than renting at any system price up to {hi:,.0f} USD")
+    return Breakeven(
+        None, (lo, hi), f"buying stays cheaper than renting at any system price up to {hi:,.0f} USD"
+    )

@@ -33,7 +33,11 @@ def covers(a: Assumptions, platform: str, speed: float) -> bool:
 def replica(a: Assumptions, platform: str) -> tuple[float, float]:
     """(chips per replica, per-user decode ceiling [tokens/s]) of the served model on a platform."""
     chips = float(
-        cap.chips_per_replica(a.num("model.params"), a.num("model.bytes_per_param"), a.num(f"hardware.{platform}.memory_gb"))
+        cap.chips_per_replica(
+            a.num("model.params"),
+            a.num("model.bytes_per_param"),
+            a.num(f"hardware.{platform}.memory_gb"),
+        )
     )
     ceiling = float(
         cap.decode_ceiling(
@@ -64,7 +68,9 @@ def buy_case(a: Assumptions, platform: str, mw: float, price: float | None = Non
 
 
 def _discount(a: Assumptions) -> np.ndarray:
-    return cost.discount_factors(a.num("finance.discount_rate_annual"), int(a.values["horizon.months"]))
+    return cost.discount_factors(
+        a.num("finance.discount_rate_annual"), int(a.values["horizon.months"])
+    )
 
 
 def rent_per_mw_month(a: Assumptions, platform: str) -> float | None:
@@ -105,7 +111,9 @@ def capacity_table(a: Assumptions) -> pd.DataFrame:
                     "concurrent_users_per_mw": thr / s,
                     "chips_per_replica": chips,
                     "decode_ceiling_tokens_per_s": ceiling,
-                    "cost_per_mtok_rent_usd": float(cost.cost_per_mtok(rent_mw, thr, util)) if rent_mw else math.nan,
+                    "cost_per_mtok_rent_usd": float(cost.cost_per_mtok(rent_mw, thr, util))
+                    if rent_mw
+                    else math.nan,
                     "cost_per_mtok_buy_usd": float(cost.cost_per_mtok(buy_mw, thr, util)),
                 }
             )
@@ -140,7 +148,11 @@ def agent_table(a: Assumptions) -> pd.DataFrame:
     for tier in TIERS:
         s = a.num(f"tiers.{tier}.tokens_per_s")
         med, p99 = cap.agent_task_time(
-            a.num("agent.calls"), a.num("agent.output_tokens_per_call"), s, a.num("agent.ttft_s"), a.num("agent.p99_multiplier")
+            a.num("agent.calls"),
+            a.num("agent.output_tokens_per_call"),
+            s,
+            a.num("agent.ttft_s"),
+            a.num("agent.p99_multiplier"),
         )
         rows.append({"tier": tier, "tokens_per_s": s, "median_s": float(med), "p99_s": float(p99)})
     return pd.DataFrame(rows)
@@ -153,7 +165,10 @@ def frontier_curves(a: Assumptions, points: int = 40) -> pd.DataFrame:
         xs, ys = frontier_points(a, p)
         grid = np.geomspace(xs.min(), xs.max(), points) if xs.size > 1 else xs
         thr = cap.throughput_per_mw(grid, xs, ys, p)
-        rows += [{"platform": p, "tokens_per_s_per_user": x, "tokens_per_s_per_mw": y} for x, y in zip(grid, thr, strict=True)]
+        rows += [
+            {"platform": p, "tokens_per_s_per_user": x, "tokens_per_s_per_mw": y}
+            for x, y in zip(grid, thr, strict=True)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -194,6 +209,11 @@ def cost_flows(a: Assumptions) -> pd.DataFrame:
     rent = cost.rent_flows(a.num("contract.value_usd"), a.num("contract.term_months"), H)[0]
     case = buy_case(a, plat, a.num("contract.mw"))
     return pd.DataFrame(
-        {"month": np.arange(1, H + 1), "discount_factor": d, "rent_usd": rent, "buy_opex_usd": case.opex[0],
-         "buy_residual_usd": np.where(np.arange(1, H + 1) == H, case.residual[0], 0.0)}
+        {
+            "month": np.arange(1, H + 1),
+            "discount_factor": d,
+            "rent_usd": rent,
+            "buy_opex_usd": case.opex[0],
+            "buy_residual_usd": np.where(np.arange(1, H + 1) == H, case.residual[0], 0.0),
+        }
     )

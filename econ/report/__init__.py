@@ -19,7 +19,11 @@ def report_path(out_dir: Path, a: Assumptions) -> Path:
 
 
 def write_report(
-    a: Assumptions, out_dir: Path, force: bool = False, analysis: dict | None = None, run_info: dict | None = None
+    a: Assumptions,
+    out_dir: Path,
+    force: bool = False,
+    analysis: dict | None = None,
+    run_info: dict | None = None,
 ) -> Path:
     """Evaluate the model and write ``<out_dir>/<scenario>/payback_analysis.xlsx`` and ``summary.md``.
 
@@ -35,6 +39,8 @@ def write_report(
     atomic_write(path, lambda tmp: sheets.build(tmp, a, r, head, extra, info), force=force)
     md = path.with_name("summary.md")
     tmp = md.with_name(".summary.md.tmp")
-    tmp.write_text(f"# Payback analysis: {a.scenario}\n\n" + "\n\n".join(text(head).splitlines()[1:]) + "\n")
+    tmp.write_text(
+        f"# Payback analysis: {a.scenario}\n\n" + "\n\n".join(text(head).splitlines()[1:]) + "\n"
+    )
     tmp.replace(md)
     return path

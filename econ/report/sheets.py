@@ -30,7 +30,12 @@ from econ.report.workbook import (
 CONSTANTS = (
     ("constant.months_per_year", 12.0, "months", "Unit conversion"),
     ("constant.kw_per_mw", 1000.0, "kW/MW", "Unit conversion"),
-    ("constant.hours_per_month", HOURS_PER_MONTH, "hours", "MODEL.md conventions: 730.5 hours a month"),
+    (
+        "constant.hours_per_month",
+        HOURS_PER_MONTH,
+        "hours",
+        "MODEL.md conventions: 730.5 hours a month",
+    ),
     ("constant.seconds_per_month", SECONDS_PER_MONTH, "s", "MODEL.md conventions: 30.4375 days"),
 )
 
@@ -42,14 +47,20 @@ class Context:
     head: dict[str, Any]
     f: Formats
     refs: dict[str, str] = field(default_factory=dict)  # dotted key -> 'Assumptions'!$B$n
-    rows: dict[str, str] = field(default_factory=dict)  # named row -> "Sheet!$C$n:$AL$n" or first cell
-    checks: list[tuple[str, float, str]] = field(default_factory=list)  # label, python value, formula
+    rows: dict[str, str] = field(
+        default_factory=dict
+    )  # named row -> "Sheet!$C$n:$AL$n" or first cell
+    checks: list[tuple[str, float, str]] = field(
+        default_factory=list
+    )  # label, python value, formula
     charts: list = field(default_factory=list)
     analysis: dict[str, Any] = field(default_factory=dict)
     run_info: dict[str, Any] = field(default_factory=dict)
 
 
-def build(path: Path, a: Assumptions, r: Results, head: dict, analysis: dict | None, run_info: dict) -> None:
+def build(
+    path: Path, a: Assumptions, r: Results, head: dict, analysis: dict | None, run_info: dict
+) -> None:
     """Write the whole workbook to ``path`` (a temporary file; the caller renames it)."""
     wb = new_workbook(path)
     ctx = Context(a, r, head, Formats(wb), analysis=analysis or {}, run_info=run_info)
@@ -77,7 +88,9 @@ def cover_sheet(ws, ctx: Context) -> None:
     f, h = ctx.f, ctx.head
     ws.set_column(0, 0, 34)
     ws.set_column(1, 1, 70)
-    ws.write_string(0, 0, "econ: payback analysis of renting ultra-fast inference capacity", f("title"))
+    ws.write_string(
+        0, 0, "econ: payback analysis of renting ultra-fast inference capacity", f("title")
+    )
     ws.write_string(1, 0, QUESTION, f("note"))
     row = 3
     ws.write_string(row, 0, "Answer", f("h"))
@@ -114,7 +127,10 @@ def cover_sheet(ws, ctx: Context) -> None:
         ("Overrides", "; ".join(f"{k}={v} ({o})" for k, v, o in ctx.a.overrides) or "none"),
         ("Data folder", str(ctx.a.data_dir) + (" (bundled defaults)" if ctx.a.bundled else "")),
         ("econ version", __version__),
-        ("Run at (UTC)", ctx.run_info.get("time", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))),
+        (
+            "Run at (UTC)",
+            ctx.run_info.get("time", dt.datetime.now(dt.UTC).isoformat(timespec="seconds")),
+        ),
     ]
     for k, v in ctx.run_info.items():
         if k != "time":
@@ -140,11 +156,20 @@ def cover_sheet(ws, ctx: Context) -> None:
     row += 1
     guide = [
         ("Assumptions", "every input with unit and source; blue-on-yellow cells are inputs"),
-        ("Capacity", "users per MW, chips per replica, the roofline audit, agent task times, the frontier chart"),
+        (
+            "Capacity",
+            "users per MW, chips per replica, the roofline audit, agent task times, the frontier chart",
+        ),
         ("Costs", "monthly rent and buy flows, their NPVs, cost per million tokens"),
-        ("Revenue", "users, cap hits, Pro stock with and without ultrafast, revenue (Python model values)"),
+        (
+            "Revenue",
+            "users, cap hits, Pro stock with and without ultrafast, revenue (Python model values)",
+        ),
         ("Payback", "cash flow, cumulative cash, NPV: live formulas on Revenue and Assumptions"),
-        ("Tornado, Grid, Monte Carlo, Sobol", "which assumptions decide the answer, and how likely payback is"),
+        (
+            "Tornado, Grid, Monte Carlo, Sobol",
+            "which assumptions decide the answer, and how likely payback is",
+        ),
         ("Checks", "Python values beside the workbook's formulas; the master check must say TRUE"),
     ]
     for k, v in guide:
@@ -173,7 +198,12 @@ def assumptions_sheet(wb, ctx: Context) -> None:
         if isinstance(value, str):
             ws.write_string(row, 1, value, f("in_text"))
         else:
-            ws.write_number(row, 1, float(value), f("usd_in") if e.unit.startswith("USD") and abs(value) >= 1000 else f("in"))
+            ws.write_number(
+                row,
+                1,
+                float(value),
+                f("usd_in") if e.unit.startswith("USD") and abs(value) >= 1000 else f("in"),
+            )
         for j, x in enumerate((e.unit, e.source, e.note, e.file, e.row, e.origin), start=2):
             write_cell(ws, row, j, x)
         ctx.refs[key] = f"Assumptions!$B${row + 1}"
@@ -188,8 +218,16 @@ def assumptions_sheet(wb, ctx: Context) -> None:
         ws.write_string(row, 3, source)
         ctx.refs[key] = f"Assumptions!$B${row + 1}"
         row += 1
-    for key in ("contract.value_usd", "contract.term_months", "contract.mw", "finance.discount_rate_annual",
-                "finance.variable_cost_share", "plans.pro.price_usd_month", "plans.plus.price_usd_month", "market.mau"):
+    for key in (
+        "contract.value_usd",
+        "contract.term_months",
+        "contract.mw",
+        "finance.discount_rate_annual",
+        "finance.variable_cost_share",
+        "plans.pro.price_usd_month",
+        "plans.plus.price_usd_month",
+        "market.mau",
+    ):
         wb.define_name(key.replace(".", "_"), "=" + ctx.refs[key])
     ws.autofilter(0, 0, row, len(headers) - 1)
 
@@ -200,7 +238,12 @@ def capacity_sheet(wb, ctx: Context) -> None:
     ws.set_column(0, 10, 20)
     ws.write_string(0, 0, "Capacity and physics: what a megawatt serves at each speed", f("title"))
     row = 2
-    ws.write_string(row, 0, "Per platform and tier speed (frontier at capacity.average_utilization for cost per token)", f("bold"))
+    ws.write_string(
+        row,
+        0,
+        "Per platform and tier speed (frontier at capacity.average_utilization for cost per token)",
+        f("bold"),
+    )
     fmt = {
         "tokens_per_s_per_user": "num",
         "tokens_per_s_per_mw": "num",
@@ -211,23 +254,51 @@ def capacity_sheet(wb, ctx: Context) -> None:
         "cost_per_mtok_buy_usd": "num2",
     }
     row = write_table(ws, f, row + 1, 0, ctx.analysis["capacity_table"], fmt)
-    ws.write_string(row, 0, "Roofline audit: each tier's claimed speed against each platform's decode ceiling", f("bold"))
-    row = write_table(ws, f, row + 1, 0, ctx.analysis["audit_table"], {**fmt, "claimed_tokens_per_s": "num", "claim_over_ceiling": "num2"})
-    ws.write_string(row, 0, f"Agent task: {a.values['agent.calls']} sequential calls of {a.values['agent.output_tokens_per_call']:g} tokens", f("bold"))
-    row = write_table(ws, f, row + 1, 0, ctx.analysis["agent_table"], {"tokens_per_s": "num", "median_s": "num2", "p99_s": "num2"})
+    ws.write_string(
+        row,
+        0,
+        "Roofline audit: each tier's claimed speed against each platform's decode ceiling",
+        f("bold"),
+    )
+    row = write_table(
+        ws,
+        f,
+        row + 1,
+        0,
+        ctx.analysis["audit_table"],
+        {**fmt, "claimed_tokens_per_s": "num", "claim_over_ceiling": "num2"},
+    )
+    ws.write_string(
+        row,
+        0,
+        f"Agent task: {a.values['agent.calls']} sequential calls of {a.values['agent.output_tokens_per_call']:g} tokens",
+        f("bold"),
+    )
+    row = write_table(
+        ws,
+        f,
+        row + 1,
+        0,
+        ctx.analysis["agent_table"],
+        {"tokens_per_s": "num", "median_s": "num2", "p99_s": "num2"},
+    )
     ws.write_string(row, 0, "Frontier curves (PCHIP on log speed, log throughput)", f("bold"))
     curves = ctx.analysis["frontier_curves"]
     top = row + 1
-    write_table(ws, f, top, 0, curves, {"tokens_per_s_per_user": "num2", "tokens_per_s_per_mw": "num"})
+    write_table(
+        ws, f, top, 0, curves, {"tokens_per_s_per_user": "num2", "tokens_per_s_per_mw": "num"}
+    )
     chart = wb.add_chart({"type": "scatter", "subtype": "smooth"})
     r0 = top + 1
     for p, grp in curves.groupby("platform", sort=False):
         n = len(grp)
-        chart.add_series({
-            "name": p,
-            "categories": ["Capacity", r0, 1, r0 + n - 1, 1],
-            "values": ["Capacity", r0, 2, r0 + n - 1, 2],
-        })
+        chart.add_series(
+            {
+                "name": p,
+                "categories": ["Capacity", r0, 1, r0 + n - 1, 1],
+                "values": ["Capacity", r0, 2, r0 + n - 1, 2],
+            }
+        )
         r0 += n
     chart.set_title({"name": "Throughput against responsiveness"})
     chart.set_x_axis({"name": "tokens/s per user", "log_base": 10})
@@ -243,24 +314,36 @@ def costs_sheet(wb, ctx: Context) -> None:
     flows = ctx.analysis["cost_flows"]
     rb = ctx.head["rent_vs_buy"]
     plat = rb["platform"]
-    ws.write_string(0, 0, f"Rent versus buy of {a.values['contract.mw']:g} MW of {plat}", f("title"))
+    ws.write_string(
+        0, 0, f"Rent versus buy of {a.values['contract.mw']:g} MW of {plat}", f("title")
+    )
     tl = Timeline(ws, f, H)
     d_row = tl.formulas(
-        "Discount factor", "-",
-        lambda m, r: f"(1+{ref['finance.discount_rate_annual']})^(-{tl.month_ref(m)}/{ref['constant.months_per_year']})",
-        flows["discount_factor"], "num2",
+        "Discount factor",
+        "-",
+        lambda m, r: (
+            f"(1+{ref['finance.discount_rate_annual']})^(-{tl.month_ref(m)}/{ref['constant.months_per_year']})"
+        ),
+        flows["discount_factor"],
+        "num2",
     )
     rent_row = tl.formulas(
-        "Rent (take-or-pay)", "USD",
-        lambda m, r: f"IF({tl.month_ref(m)}<={ref['contract.term_months']},{ref['contract.value_usd']}/{ref['contract.term_months']},0)",
-        flows["rent_usd"], "usd",
+        "Rent (take-or-pay)",
+        "USD",
+        lambda m, r: (
+            f"IF({tl.month_ref(m)}<={ref['contract.term_months']},{ref['contract.value_usd']}/{ref['contract.term_months']},0)"
+        ),
+        flows["rent_usd"],
+        "usd",
     )
     tl.section("Buying the same capacity")
     hw = f"hardware.{plat}"
     sys_row = tl.next
     ws.write_string(sys_row, 0, "Systems")
     ws.write_string(sys_row, 1, "systems")
-    systems = f"{ref['contract.mw']}*{ref['constant.kw_per_mw']}/{ref['buy.pue']}/{ref[hw + '.power_kw']}"
+    systems = (
+        f"{ref['contract.mw']}*{ref['constant.kw_per_mw']}/{ref['buy.pue']}/{ref[hw + '.power_kw']}"
+    )
     write_formula(ws, sys_row, 2, "=" + systems, rb["systems"], f("num"))
     sys_cell = f"Costs!$C${sys_row + 1}"
     tl.next += 1
@@ -268,37 +351,59 @@ def costs_sheet(wb, ctx: Context) -> None:
     ws.write_string(capex_row, 0, "Capex at month 0")
     ws.write_string(capex_row, 1, "USD")
     write_formula(
-        ws, capex_row, 2,
+        ws,
+        capex_row,
+        2,
         f"={sys_cell}*{ref[hw + '.price_usd']}+{ref['contract.mw']}*{ref['buy.facility_capex_usd_per_mw']}",
-        rb["buy_capex_usd"], f("usd"),
+        rb["buy_capex_usd"],
+        f("usd"),
     )
     capex_cell = f"Costs!$C${capex_row + 1}"
     tl.next += 1
     opex_row = tl.formulas(
-        "Opex (power and maintenance)", "USD",
+        "Opex (power and maintenance)",
+        "USD",
         lambda m, r: (
             f"{ref['contract.mw']}*{ref['constant.kw_per_mw']}*{ref['constant.hours_per_month']}*{ref['buy.power_price_usd_per_kwh']}"
             f"+{ref['buy.maintenance_share_annual']}/{ref['constant.months_per_year']}*{sys_cell}*{ref[hw + '.price_usd']}"
         ),
-        flows["buy_opex_usd"], "usd",
+        flows["buy_opex_usd"],
+        "usd",
     )
     resid_row = tl.formulas(
-        "Residual value at the horizon", "USD",
+        "Residual value at the horizon",
+        "USD",
         lambda m, r: (
             f"IF({tl.month_ref(m)}={ref['horizon.months']},"
             f"{sys_cell}*{ref[hw + '.price_usd']}*MAX(0,1-{ref['horizon.months']}/({ref['constant.months_per_year']}*{ref[hw + '.life_years']}))*{ref['buy.resale_share']}"
             f"+{ref['contract.mw']}*{ref['buy.facility_capex_usd_per_mw']}*MAX(0,1-{ref['horizon.months']}/({ref['constant.months_per_year']}*{ref['buy.facility_life_years']})),0)"
         ),
-        flows["buy_residual_usd"], "usd",
+        flows["buy_residual_usd"],
+        "usd",
     )
     tl.section("Present values")
     out = [
-        ("NPV of rent", "USD", f"SUMPRODUCT({tl.span(rent_row)},{tl.span(d_row)})", rb["rent_npv_usd"], "usd"),
-        ("NPV of buying", "USD",
-         f"{capex_cell}+SUMPRODUCT({tl.span(opex_row)},{tl.span(d_row)})-SUMPRODUCT({tl.span(resid_row)},{tl.span(d_row)})",
-         rb["buy_npv_usd"], "usd"),
-        ("Rent per MW-month", "USD/MW-month",
-         f"{ref['contract.value_usd']}/({ref['contract.mw']}*{ref['contract.term_months']})", rb["rent_usd_per_mw_month"], "usd"),
+        (
+            "NPV of rent",
+            "USD",
+            f"SUMPRODUCT({tl.span(rent_row)},{tl.span(d_row)})",
+            rb["rent_npv_usd"],
+            "usd",
+        ),
+        (
+            "NPV of buying",
+            "USD",
+            f"{capex_cell}+SUMPRODUCT({tl.span(opex_row)},{tl.span(d_row)})-SUMPRODUCT({tl.span(resid_row)},{tl.span(d_row)})",
+            rb["buy_npv_usd"],
+            "usd",
+        ),
+        (
+            "Rent per MW-month",
+            "USD/MW-month",
+            f"{ref['contract.value_usd']}/({ref['contract.mw']}*{ref['contract.term_months']})",
+            rb["rent_usd_per_mw_month"],
+            "usd",
+        ),
     ]
     for label, unit, formula, value, fmt in out:
         r = tl.next
@@ -308,8 +413,18 @@ def costs_sheet(wb, ctx: Context) -> None:
         ctx.rows[f"costs.{label}"] = f"Costs!$C${r + 1}"
         tl.next += 1
     for label, unit, value, fmt in (
-        ("Buy per MW-month (levelised over the horizon)", "USD/MW-month", rb["buy_usd_per_mw_month"], "usd"),
-        ("System price at which buying equals renting", "USD", rb["breakeven_system_price_usd"], "usd"),
+        (
+            "Buy per MW-month (levelised over the horizon)",
+            "USD/MW-month",
+            rb["buy_usd_per_mw_month"],
+            "usd",
+        ),
+        (
+            "System price at which buying equals renting",
+            "USD",
+            rb["breakeven_system_price_usd"],
+            "usd",
+        ),
     ):
         r = tl.next
         ws.write_string(r, 0, label)
@@ -325,17 +440,48 @@ def costs_sheet(wb, ctx: Context) -> None:
     ctx.checks.append(("NPV of rent [USD]", rb["rent_npv_usd"], ctx.rows["costs.NPV of rent"]))
     ctx.checks.append(("NPV of buying [USD]", rb["buy_npv_usd"], ctx.rows["costs.NPV of buying"]))
     tl.next += 1
-    ws.write_string(tl.next, 0, "Cost per million tokens (see Capacity for every platform)", f("bold"))
-    cpt = ctx.analysis["capacity_table"][["platform", "tier", "tokens_per_s_per_user", "cost_per_mtok_rent_usd", "cost_per_mtok_buy_usd"]]
-    write_table(ws, f, tl.next + 1, 0, cpt, {"tokens_per_s_per_user": "num", "cost_per_mtok_rent_usd": "num2", "cost_per_mtok_buy_usd": "num2"})
+    ws.write_string(
+        tl.next, 0, "Cost per million tokens (see Capacity for every platform)", f("bold")
+    )
+    cpt = ctx.analysis["capacity_table"][
+        [
+            "platform",
+            "tier",
+            "tokens_per_s_per_user",
+            "cost_per_mtok_rent_usd",
+            "cost_per_mtok_buy_usd",
+        ]
+    ]
+    write_table(
+        ws,
+        f,
+        tl.next + 1,
+        0,
+        cpt,
+        {
+            "tokens_per_s_per_user": "num",
+            "cost_per_mtok_rent_usd": "num2",
+            "cost_per_mtok_buy_usd": "num2",
+        },
+    )
 
 
 def revenue_sheet(wb, ctx: Context) -> None:
     ws = wb.add_worksheet("Revenue")
     f, a, r = ctx.f, ctx.a, ctx.r
     H = int(a.values["horizon.months"])
-    ws.write_string(0, 0, "Revenue: quota burn, Pro conversion and the API (values computed by the Python model)", f("title"))
-    ws.write_string(1, 0, "Change the CSVs in data/ (or --set) and rerun `econ report` to move these rows.", f("note"))
+    ws.write_string(
+        0,
+        0,
+        "Revenue: quota burn, Pro conversion and the API (values computed by the Python model)",
+        f("title"),
+    )
+    ws.write_string(
+        1,
+        0,
+        "Change the CSVs in data/ (or --set) and rerun `econ report` to move these rows.",
+        f("note"),
+    )
     tl = Timeline(ws, f, H)
     ctx.rows["revenue.timeline"] = tl
     rows = [
@@ -348,7 +494,12 @@ def revenue_sheet(wb, ctx: Context) -> None:
         ("Quota", None, None, None),
         ("Plus cap-hit share, with ultrafast", "share", r.plus_cap_hit[0], "pct"),
         ("Plus cap-hit share, without ultrafast", "share", r.plus_cap_hit_counterfactual[0], "pct"),
-        ("Pro cap-hit share, with ultrafast", "share", r.pro_cap_hit[0] if r.pro_cap_hit is not None else np.full(H, np.nan), "pct"),
+        (
+            "Pro cap-hit share, with ultrafast",
+            "share",
+            r.pro_cap_hit[0] if r.pro_cap_hit is not None else np.full(H, np.nan),
+            "pct",
+        ),
         ("Subscribers", None, None, None),
         ("Pro subscribers, with ultrafast", "users", r.pro[0], "num"),
         ("Pro subscribers, without ultrafast", "users", r.pro_counterfactual[0], "num"),
@@ -370,50 +521,97 @@ def payback_sheet(wb, ctx: Context) -> None:
     ws = wb.add_worksheet("Payback")
     f, a, r, ref = ctx.f, ctx.a, ctx.r, ctx.refs
     H = int(a.values["horizon.months"])
-    ws.write_string(0, 0, "Payback: net cash flow, cumulative cash, NPV (live formulas)", f("title"))
+    ws.write_string(
+        0, 0, "Payback: net cash flow, cumulative cash, NPV (live formulas)", f("title")
+    )
     tl = Timeline(ws, f, H)
     rev_tl: Timeline = ctx.rows["revenue.timeline"]
-    sub_r, api_r = ctx.rows["revenue.Subscription revenue (Pro minus Plus)"], ctx.rows["revenue.API revenue"]
+    sub_r, api_r = (
+        ctx.rows["revenue.Subscription revenue (Pro minus Plus)"],
+        ctx.rows["revenue.API revenue"],
+    )
     rev_row = tl.formulas(
-        "Incremental revenue", "USD",
+        "Incremental revenue",
+        "USD",
         lambda m, _: f"Revenue!{rev_tl.ref(sub_r, m)}+Revenue!{rev_tl.ref(api_r, m)}",
-        r.revenue[0], "usd",
+        r.revenue[0],
+        "usd",
     )
     rent_row = tl.formulas(
-        "Rent", "USD", lambda m, _: f"Costs!{tl.ref(ctx.rows['costs.rent_row'], m)}", r.rent[0], "usd"
+        "Rent",
+        "USD",
+        lambda m, _: f"Costs!{tl.ref(ctx.rows['costs.rent_row'], m)}",
+        r.rent[0],
+        "usd",
     )
     cf_row = tl.formulas(
-        "Net cash flow", "USD",
-        lambda m, row: f"{tl.ref(rev_row, m)}*(1-{ref['finance.variable_cost_share']})-{tl.ref(rent_row, m)}",
-        r.net_cash_flow[0], "usd",
+        "Net cash flow",
+        "USD",
+        lambda m, row: (
+            f"{tl.ref(rev_row, m)}*(1-{ref['finance.variable_cost_share']})-{tl.ref(rent_row, m)}"
+        ),
+        r.net_cash_flow[0],
+        "usd",
     )
     cum_row = tl.formulas(
-        "Cumulative cash", "USD",
+        "Cumulative cash",
+        "USD",
         lambda m, row: tl.ref(cf_row, m) if m == 1 else f"{tl.ref(row, m - 1)}+{tl.ref(cf_row, m)}",
-        r.cumulative_cash[0], "usd",
+        r.cumulative_cash[0],
+        "usd",
     )
     d_row = tl.formulas(
-        "Discount factor", "-", lambda m, _: f"Costs!{tl.ref(ctx.rows['costs.d_row'], m)}", r.discount[0], "num2"
+        "Discount factor",
+        "-",
+        lambda m, _: f"Costs!{tl.ref(ctx.rows['costs.d_row'], m)}",
+        r.discount[0],
+        "num2",
     )
     dcf = r.net_cash_flow[0] * r.discount[0]
     dcf_row = tl.formulas(
-        "Discounted net cash flow", "USD", lambda m, _: f"{tl.ref(cf_row, m)}*{tl.ref(d_row, m)}", dcf, "usd"
+        "Discounted net cash flow",
+        "USD",
+        lambda m, _: f"{tl.ref(cf_row, m)}*{tl.ref(d_row, m)}",
+        dcf,
+        "usd",
     )
     tl.formulas(
-        "Cumulative discounted cash", "USD",
-        lambda m, row: tl.ref(dcf_row, m) if m == 1 else f"{tl.ref(row, m - 1)}+{tl.ref(dcf_row, m)}",
-        np.cumsum(dcf), "usd",
+        "Cumulative discounted cash",
+        "USD",
+        lambda m, row: (
+            tl.ref(dcf_row, m) if m == 1 else f"{tl.ref(row, m - 1)}+{tl.ref(dcf_row, m)}"
+        ),
+        np.cumsum(dcf),
+        "usd",
     )
     tl.section("Results")
     h = ctx.head
     results = [
         ("NPV", "USD", f"=SUM({tl.span(dcf_row)})", h["npv_usd"], "usd", "npv_usd"),
-        ("Cumulative cash at the horizon", "USD", f"={tl.ref(cum_row, H)}", float(r.cumulative_cash[0, -1]), "usd", None),
-        ("Pro users to pay the contract (articles)", "users",
-         f"={ref['contract.value_usd']}/({ref['plans.pro.price_usd_month']}*{ref['contract.term_months']})",
-         h["simple_breakeven_pro_users"], "num", "simple_breakeven_pro_users"),
-        ("... as a share of MAU", "share", f"={ref['contract.value_usd']}/({ref['plans.pro.price_usd_month']}*{ref['contract.term_months']})/{ref['market.mau']}",
-         h["simple_breakeven_share_of_mau"], "pct3", "simple_breakeven_share_of_mau"),
+        (
+            "Cumulative cash at the horizon",
+            "USD",
+            f"={tl.ref(cum_row, H)}",
+            float(r.cumulative_cash[0, -1]),
+            "usd",
+            None,
+        ),
+        (
+            "Pro users to pay the contract (articles)",
+            "users",
+            f"={ref['contract.value_usd']}/({ref['plans.pro.price_usd_month']}*{ref['contract.term_months']})",
+            h["simple_breakeven_pro_users"],
+            "num",
+            "simple_breakeven_pro_users",
+        ),
+        (
+            "... as a share of MAU",
+            "share",
+            f"={ref['contract.value_usd']}/({ref['plans.pro.price_usd_month']}*{ref['contract.term_months']})/{ref['market.mau']}",
+            h["simple_breakeven_share_of_mau"],
+            "pct3",
+            "simple_breakeven_share_of_mau",
+        ),
     ]
     for label, unit, formula, value, fmt, key in results:
         row = tl.next
@@ -436,18 +634,22 @@ def payback_sheet(wb, ctx: Context) -> None:
         ws.write_string(row, 1, unit)
         write_cell(ws, row, 2, value, f(fmt))
         if value is None:
-            ws.write_string(row, 3, "none within the horizon" if "payback" in label.lower() else "undefined")
+            ws.write_string(
+                row, 3, "none within the horizon" if "payback" in label.lower() else "undefined"
+            )
         tl.next += 1
     chart = wb.add_chart({"type": "line"})
-    chart.add_series({
-        "name": "Cumulative cash",
-        "categories": ["Payback", tl.month_row, 2, tl.month_row, 1 + H],
-        "values": ["Payback", cum_row, 2, cum_row, 1 + H],
-        "line": {"color": "#1F4E79", "width": 2.25},
-    })
+    chart.add_series(
+        {
+            "name": "Cumulative cash",
+            "categories": ["Payback", tl.month_row, 2, tl.month_row, 1 + H],
+            "values": ["Payback", cum_row, 2, cum_row, 1 + H],
+            "line": {"color": "#1F4E79", "width": 2.25},
+        }
+    )
     chart.set_title({"name": "Cumulative cash (payback curve)"})
     chart.set_x_axis({"name": "month", "label_position": "low"})
-    chart.set_y_axis({"name": "USD", "num_format": "$#,##0,,,\"B\""})
+    chart.set_y_axis({"name": "USD", "num_format": '$#,##0,,,"B"'})
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": 360})
     ws.insert_chart(tl.next + 2, 0, chart)
@@ -458,7 +660,9 @@ def checks_sheet(wb, ctx: Context) -> None:
     f = ctx.f
     ws.set_column(0, 0, 46)
     ws.set_column(1, 3, 20)
-    ws.write_string(0, 0, "Checks: the Python model's values beside the workbook's formulas", f("title"))
+    ws.write_string(
+        0, 0, "Checks: the Python model's values beside the workbook's formulas", f("title")
+    )
     ws.write_string(1, 0, "Relative tolerance")
     ws.write_number(1, 1, 1e-9, f("in"))
     for j, h in enumerate(("figure", "Python value", "workbook value", "difference", "ok")):

@@ -61,7 +61,9 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "npv_usd": float(r.npv[0]),
         "irr_annual": float(r.irr_annual[0]),
         "shortfall_usd": float(r.shortfall[0]),
-        "cumulative_cash_at_term_usd": float(r.cumulative_cash[0, int(a.values["contract.term_months"]) - 1]),
+        "cumulative_cash_at_term_usd": float(
+            r.cumulative_cash[0, int(a.values["contract.term_months"]) - 1]
+        ),
         "simple_breakeven_pro_users": simple["pro_users"],
         "simple_breakeven_share_of_mau": simple["share_of_mau"],
         "rent_vs_buy": tables.rent_vs_buy(a),
@@ -87,19 +89,29 @@ def text(h: dict[str, Any]) -> str:
     H = a["horizon.months"]
     T = a["contract.term_months"]
     m = h["monthly"]
-    lines = [f"econ: scenario {h['scenario']}" + (" (bundled default data)" if h["bundled_data"] else "")]
+    lines = [
+        f"econ: scenario {h['scenario']}" + (" (bundled default data)" if h["bundled_data"] else "")
+    ]
     if h["payback_months"] is not None:
         verdict = f"Pays back in month {h['payback_months']:.1f}"
-        verdict += " (within the term)" if h["payback_months"] <= T else f" (after the {T}-month term)"
+        verdict += (
+            " (within the term)" if h["payback_months"] <= T else f" (after the {T}-month term)"
+        )
     else:
-        verdict = f"Does not pay back within {H} months: cumulative cash ends {_usd(-h['shortfall_usd'])}"
+        verdict = (
+            f"Does not pay back within {H} months: cumulative cash ends {_usd(-h['shortfall_usd'])}"
+        )
     lines.append(verdict + ".")
     irr = h["irr_annual"]
     lines.append(
         f"NPV at {a['finance.discount_rate_annual']:.0%}: {_usd(h['npv_usd'])}; IRR: "
         + (f"{irr:.1%} a year" if irr is not None else "undefined (the flows do not change sign)")
         + "; discounted payback: "
-        + (f"month {h['discounted_payback_months']:.1f}" if h["discounted_payback_months"] is not None else "none")
+        + (
+            f"month {h['discounted_payback_months']:.1f}"
+            if h["discounted_payback_months"] is not None
+            else "none"
+        )
         + "."
     )
     rent_total = sum(m["rent_usd"])

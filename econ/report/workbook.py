@@ -82,14 +82,18 @@ def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) ->
     ws.write_formula(row, col, formula, fmt, "" if _is_blank(v) else v)
 
 
-def write_table(ws, f: Formats, top: int, left: int, df: pd.DataFrame, formats: dict[str, str] | None = None) -> int:
+def write_table(
+    ws, f: Formats, top: int, left: int, df: pd.DataFrame, formats: dict[str, str] | None = None
+) -> int:
     """A DataFrame with a header row; returns the next free row."""
     formats = formats or {}
     for j, c in enumerate(df.columns):
         ws.write_string(top, left + j, str(c), f("h"))
     for i, rec in enumerate(df.itertuples(index=False), start=1):
         for j, (c, x) in enumerate(zip(df.columns, rec, strict=True)):
-            write_cell(ws, top + i, left + j, x, f(formats.get(c, "g")) if not isinstance(x, str) else None)
+            write_cell(
+                ws, top + i, left + j, x, f(formats.get(c, "g")) if not isinstance(x, str) else None
+            )
     return top + len(df) + 2
 
 
@@ -135,13 +139,17 @@ class Timeline:
         self.next += 1
         return r
 
-    def formulas(self, label: str, unit: str, make, values: Sequence[float], fmt: str = "num") -> int:
+    def formulas(
+        self, label: str, unit: str, make, values: Sequence[float], fmt: str = "num"
+    ) -> int:
         """``make(m, row)`` returns month m's formula (without '='); values are the cached Python values."""
         r = self.next
         self.ws.write_string(r, 0, label)
         self.ws.write_string(r, 1, unit)
         for m, x in enumerate(values, start=1):
-            write_formula(self.ws, r, FIRST_MONTH_COL + m - 1, "=" + make(m, r), float(x), self.f(fmt))
+            write_formula(
+                self.ws, r, FIRST_MONTH_COL + m - 1, "=" + make(m, r), float(x), self.f(fmt)
+            )
         self.next += 1
         return r
 
@@ -170,7 +178,9 @@ def check_writable(path: Path, force: bool) -> None:
     if not os.access(folder, os.W_OK):
         raise OutputError(f"{folder}: the output folder is read-only")
     if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(f"{path}: the workbook is read-only; make it writable or write elsewhere with --out")
+        raise OutputError(
+            f"{path}: the workbook is read-only; make it writable or write elsewhere with --out"
+        )
 
 
 def _stamp_path(path: Path) -> Path:
@@ -196,7 +206,9 @@ def atomic_write(path: Path, build, force: bool = False) -> None:
         os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp_path, path)
     except PermissionError as exc:
-        raise OutputError(f"{path}: cannot replace the file ({exc.strerror}); is it open or read-only?") from None
+        raise OutputError(
+            f"{path}: cannot replace the file ({exc.strerror}); is it open or read-only?"
+        ) from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

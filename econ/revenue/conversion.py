@@ -17,11 +17,18 @@ Array = NDArray[np.float64]
 
 
 def ultrafast_adoption(
-    adoption: ArrayLike, streams: ArrayLike, api_streams: ArrayLike, peak_concurrency: ArrayLike, eligible: ArrayLike
+    adoption: ArrayLike,
+    streams: ArrayLike,
+    api_streams: ArrayLike,
+    peak_concurrency: ArrayLike,
+    eligible: ArrayLike,
 ) -> Array:
     """a_u,t = min(adoption, max(0, C_t - S_api,t) / (peak_concurrency x E_t)) [share of eligible users]."""
     free = np.maximum(0.0, np.asarray(streams, float) - np.asarray(api_streams, float))
-    return np.minimum(np.asarray(adoption, float), free / (np.asarray(peak_concurrency, float) * np.asarray(eligible, float)))
+    return np.minimum(
+        np.asarray(adoption, float),
+        free / (np.asarray(peak_concurrency, float) * np.asarray(eligible, float)),
+    )
 
 
 @dataclass(frozen=True)
@@ -59,20 +66,38 @@ def pro_paths(
     The counterfactual is the same model with the ultrafast tier unavailable:
     its adopters stay on the standard tier.
     """
-    params = (churn, base_upgrade, capped_propensity, adoption_fast, adoption_ultrafast, peak_concurrency,
-              pro_start, term_months)
+    params = (
+        churn,
+        base_upgrade,
+        capped_propensity,
+        adoption_fast,
+        adoption_ultrafast,
+        peak_concurrency,
+        pro_start,
+        term_months,
+    )
     n = np.broadcast_shapes(
-        *(np.shape(x) for x in (plus_pool, hit_standard, hit_fast, hit_ultrafast, streams, api_streams)),
+        *(
+            np.shape(x)
+            for x in (plus_pool, hit_standard, hit_fast, hit_ultrafast, streams, api_streams)
+        ),
         *((np.size(x), 1) for x in params),
     )
     N, H = n
     col = lambda x: np.broadcast_to(np.asarray(x, float).reshape(-1), (N,))  # noqa: E731
     churn_, base_, prop_, af, au_max, pc, term = (
-        col(churn), col(base_upgrade), col(capped_propensity), col(adoption_fast),
-        col(adoption_ultrafast), col(peak_concurrency), col(term_months),
+        col(churn),
+        col(base_upgrade),
+        col(capped_propensity),
+        col(adoption_fast),
+        col(adoption_ultrafast),
+        col(peak_concurrency),
+        col(term_months),
     )
     pool = np.broadcast_to(plus_pool, n)
-    s_std, s_fast, s_ultra = (np.broadcast_to(x, n) for x in (hit_standard, hit_fast, hit_ultrafast))
+    s_std, s_fast, s_ultra = (
+        np.broadcast_to(x, n) for x in (hit_standard, hit_fast, hit_ultrafast)
+    )
     c, api = np.broadcast_to(streams, n), np.broadcast_to(api_streams, n)
 
     out = {k: np.empty(n) for k in ("P", "P0", "a", "E", "h", "h0")}
@@ -86,5 +111,11 @@ def pro_paths(
         h = (1.0 - af - a_u) * s_std[:, t] + af * s_fast[:, t] + a_u * s_ultra[:, t]
         p = p * (1.0 - churn_) + (base_ + prop_ * h) * pool[:, t]
         p0 = p0 * (1.0 - churn_) + (base_ + prop_ * h0_all[:, t]) * pool[:, t]
-        out["P"][:, t], out["P0"][:, t], out["a"][:, t], out["E"][:, t], out["h"][:, t] = p, p0, a_u, e, h
+        out["P"][:, t], out["P0"][:, t], out["a"][:, t], out["E"][:, t], out["h"][:, t] = (
+            p,
+            p0,
+            a_u,
+            e,
+            h,
+        )
     return ProPath(out["P"], out["P0"], out["a"], out["E"], out["h"], h0_all)

@@ -16,7 +16,10 @@ Array = NDArray[np.float64]
 
 
 def consumption_factor(
-    usage_multiplier: ArrayLike, speed: ArrayLike, speed_standard: ArrayLike, speed_elasticity: ArrayLike
+    usage_multiplier: ArrayLike,
+    speed: ArrayLike,
+    speed_standard: ArrayLike,
+    speed_elasticity: ArrayLike,
 ) -> Array:
     """f_i = usage_multiplier_i x (s_i / s_standard)^elasticity [quota units per standard token]."""
     return np.asarray(usage_multiplier, float) * (
@@ -50,7 +53,9 @@ def tier_cap_hit(
 
 def cap_hit_share(adoptions: list[ArrayLike], tier_hits: list[ArrayLike]) -> Array:
     """h_p,t = sum_i a_i,t x SF_i,t: the plan's share of users who hit the cap."""
-    total = np.zeros(np.broadcast_shapes(*(np.shape(a) for a in adoptions), *(np.shape(s) for s in tier_hits)))
+    total = np.zeros(
+        np.broadcast_shapes(*(np.shape(a) for a in adoptions), *(np.shape(s) for s in tier_hits))
+    )
     for a, s in zip(adoptions, tier_hits, strict=True):
         total = total + np.asarray(a, float) * np.asarray(s, float)
     return total

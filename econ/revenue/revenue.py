@@ -25,7 +25,9 @@ def api_streams(tokens: Array, speed: ArrayLike) -> Array:
     return tokens / (np.atleast_1d(np.asarray(speed, float))[:, None] * SECONDS_PER_MONTH)
 
 
-def subscription_revenue(incremental_pro: Array, price_pro: ArrayLike, price_plus: ArrayLike) -> Array:
+def subscription_revenue(
+    incremental_pro: Array, price_pro: ArrayLike, price_plus: ArrayLike
+) -> Array:
     """dP_t x (price_pro - price_plus) [USD/month]: upgraders stop paying Plus."""
     uplift = np.atleast_1d(np.asarray(price_pro, float) - np.asarray(price_plus, float))[:, None]
     return incremental_pro * uplift

@@ -20,7 +20,9 @@ from econ.payback import GoalSeek, goal_seek
 TARGETS = {"npv": "npv", "payback": "cumulative_at_term"}
 
 
-def search_range(a: Assumptions, key: str, low: float | None = None, high: float | None = None) -> tuple[float, float]:
+def search_range(
+    a: Assumptions, key: str, low: float | None = None, high: float | None = None
+) -> tuple[float, float]:
     """The bracket to search: given, else the key's sensitivity range, else the rule's range or 0.1x-10x base."""
     base = a.num(key)
     row = next((s for s in a.sensitivity if s.key == key), None)
@@ -44,7 +46,11 @@ def search_range(a: Assumptions, key: str, low: float | None = None, high: float
 
 
 def goal_seek_key(
-    a: Assumptions, key: str, target: str = "npv", low: float | None = None, high: float | None = None
+    a: Assumptions,
+    key: str,
+    target: str = "npv",
+    low: float | None = None,
+    high: float | None = None,
 ) -> GoalSeek:
     """Value of ``key`` at which NPV = 0 (target npv) or payback = the term (target payback).
 
@@ -60,7 +66,9 @@ def goal_seek_key(
     lo, hi = search_range(a, key, low, high)
     name = TARGETS[target]
     label = "NPV" if target == "npv" else "cumulative cash at the end of the term"
-    res = goal_seek(lambda xs: metric(a, {key: xs}, name), lo, hi, base=a.num(key), key=key, target=label)
+    res = goal_seek(
+        lambda xs: metric(a, {key: xs}, name), lo, hi, base=a.num(key), key=key, target=label
+    )
     return res
 
 
@@ -69,12 +77,19 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
     rows = []
     for s in a.sensitivity:
         r = goal_seek_key(a, s.key, target)
-        rows.append({
-            "key": s.key, "base": a.num(s.key), "searched_low": r.bracket[0], "searched_high": r.bracket[1],
-            "breakeven": r.value if r.value is not None else math.nan,
-            "change_from_base": (r.value / a.num(s.key) - 1) if r.value is not None and a.num(s.key) else math.nan,
-            "message": r.message,
-        })
+        rows.append(
+            {
+                "key": s.key,
+                "base": a.num(s.key),
+                "searched_low": r.bracket[0],
+                "searched_high": r.bracket[1],
+                "breakeven": r.value if r.value is not None else math.nan,
+                "change_from_base": (r.value / a.num(s.key) - 1)
+                if r.value is not None and a.num(s.key)
+                else math.nan,
+                "message": r.message,
+            }
+        )
     df = pd.DataFrame(rows)
     df["_o"] = np.abs(df["change_from_base"]).fillna(np.inf)
     return df.sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)

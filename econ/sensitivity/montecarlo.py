@@ -65,7 +65,9 @@ def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.Data
     for o in out.columns:
         y = out[o].to_numpy(float)
         if o == payback:
-            never = np.finfo(float).max / 4  # no payback: later than any month, finite for the arithmetic
+            never = (
+                np.finfo(float).max / 4
+            )  # no payback: later than any month, finite for the arithmetic
             z = np.where(np.isnan(y), never, y)
             p = float(np.mean(z <= term))
             rows += [
@@ -81,7 +83,13 @@ def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.Data
         if o != "npv":
             rows.append((o, "share undefined", float(1 - ok.size / n)))
         rows.append((o, "mean", float(ok.mean()) if ok.size else np.nan))
-        rows.append((o, "standard error of the mean", float(ok.std(ddof=1) / np.sqrt(ok.size)) if ok.size > 1 else np.nan))
+        rows.append(
+            (
+                o,
+                "standard error of the mean",
+                float(ok.std(ddof=1) / np.sqrt(ok.size)) if ok.size > 1 else np.nan,
+            )
+        )
         if o == "npv":
             rows.append((o, "P(NPV > 0)", float(np.mean(ok > 0))))
         for q in PERCENTILES:
@@ -94,5 +102,12 @@ def histogram(y: np.ndarray, bins: int = 40) -> pd.DataFrame:
     y = y[np.isfinite(y)]
     counts, edges = np.histogram(y, bins=bins)
     mid = (edges[:-1] + edges[1:]) / 2
-    return pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "bin_mid": mid, "count": counts,
-                         "cumulative_share": np.cumsum(counts) / max(1, y.size)})
+    return pd.DataFrame(
+        {
+            "bin_low": edges[:-1],
+            "bin_high": edges[1:],
+            "bin_mid": mid,
+            "count": counts,
+            "cumulative_share": np.cumsum(counts) / max(1, y.size),
+        }
+    )

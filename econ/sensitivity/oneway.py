@@ -12,7 +12,9 @@ from econ.sensitivity.sampling import Problem
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
 
 
-def tornado(f: Func, problem: Problem, outputs: list[str], nan_as: Mapping[str, float] | None = None) -> pd.DataFrame:
+def tornado(
+    f: Func, problem: Problem, outputs: list[str], nan_as: Mapping[str, float] | None = None
+) -> pd.DataFrame:
     """Evaluate base, then every variable at low and high, in ONE vectorised call.
 
     Returns a tidy frame: output, variable, low, high, base, output_base,
@@ -35,12 +37,22 @@ def tornado(f: Func, problem: Problem, outputs: list[str], nan_as: Mapping[str, 
         ys = np.where(np.isnan(y), fill, y) if fill is not None else y
         for j, v in enumerate(problem.variables):
             lo_y, hi_y = y[1 + 2 * j], y[2 + 2 * j]
-            rows.append({
-                "output": o, "variable": v.name, "low": v.low, "high": v.high, "base": v.base,
-                "output_base": y[0], "output_low": lo_y, "output_high": hi_y,
-                "swing": abs(ys[2 + 2 * j] - ys[1 + 2 * j]),
-            })
+            rows.append(
+                {
+                    "output": o,
+                    "variable": v.name,
+                    "low": v.low,
+                    "high": v.high,
+                    "base": v.base,
+                    "output_base": y[0],
+                    "output_low": lo_y,
+                    "output_high": hi_y,
+                    "swing": abs(ys[2 + 2 * j] - ys[1 + 2 * j]),
+                }
+            )
     df = pd.DataFrame(rows)
     df["_order"] = df["swing"].fillna(-1.0)
-    df = df.sort_values(["output", "_order"], ascending=[True, False], kind="stable").drop(columns="_order")
+    df = df.sort_values(["output", "_order"], ascending=[True, False], kind="stable").drop(
+        columns="_order"
+    )
     return df.reset_index(drop=True)

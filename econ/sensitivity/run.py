@@ -64,7 +64,12 @@ def _progress() -> Callable[[int, int], None] | None:
 
 
 def tornado(a: Assumptions) -> pd.DataFrame:
-    return oneway.tornado(model_function(a), problem_from(a), OUTPUTS, nan_as={"payback": float(a.values["horizon.months"])})
+    return oneway.tornado(
+        model_function(a),
+        problem_from(a),
+        OUTPUTS,
+        nan_as={"payback": float(a.values["horizon.months"])},
+    )
 
 
 def grids(a: Assumptions) -> pd.DataFrame:
@@ -88,7 +93,9 @@ def grids(a: Assumptions) -> pd.DataFrame:
 
 def monte_carlo(a: Assumptions, samples: int, seed: int, chunk: int = 50_000, keep: int = 2_000):
     prob = problem_from(a)
-    out, kept = montecarlo.evaluate(model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, _progress())
+    out, kept = montecarlo.evaluate(
+        model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, _progress()
+    )
     stats = montecarlo.analyse(out, term=float(a.values["contract.term_months"]))
     return out, kept, stats
 
@@ -103,7 +110,9 @@ def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.
     return df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def run_cli(a: Assumptions, analysis: str, samples: int | None, seed: int, metric: str = "npv") -> pd.DataFrame:
+def run_cli(
+    a: Assumptions, analysis: str, samples: int | None, seed: int, metric: str = "npv"
+) -> pd.DataFrame:
     if analysis == "tornado":
         df = tornado(a)
         return df[df["output"] == metric].reset_index(drop=True)

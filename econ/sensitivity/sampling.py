@@ -90,7 +90,9 @@ class Variable:
             x = lo + u * w
         elif d == "triangular":
             c = (mode - lo) / w
-            x = np.where(u < c, lo + np.sqrt(u * w * (mode - lo)), hi - np.sqrt((1 - u) * w * (hi - mode)))
+            x = np.where(
+                u < c, lo + np.sqrt(u * w * (mode - lo)), hi - np.sqrt((1 - u) * w * (hi - mode))
+            )
         elif d == "pert":
             a = 1 + 4 * (mode - lo) / w
             b = 1 + 4 * (hi - mode) / w

@@ -26,7 +26,8 @@ def sample(problem: Problem, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     if n < 2 or n & (n - 1):
         warnings.warn(
             f"Sobol sample size n={n} is not a power of two; the sequence loses its balance properties",
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
     d = problem.d
     m = max(1, int(np.ceil(np.log2(n))))
@@ -35,7 +36,12 @@ def sample(problem: Problem, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def evaluate(
-    f: Func, problem: Problem, a: np.ndarray, b: np.ndarray, output: str, chunk: int = 50_000,
+    f: Func,
+    problem: Problem,
+    a: np.ndarray,
+    b: np.ndarray,
+    output: str,
+    chunk: int = 50_000,
     nan_as: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """f(A), f(B) and f(AB_i) for every i: shapes (n,), (n,), (d, n). NaN outputs become ``nan_as``."""
@@ -58,7 +64,9 @@ def indices(fa: np.ndarray, fb: np.ndarray, fab: np.ndarray) -> tuple[np.ndarray
     return s1[:, 0], st[:, 0]
 
 
-def _weighted(w: np.ndarray, fa: np.ndarray, fb: np.ndarray, fab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _weighted(
+    w: np.ndarray, fa: np.ndarray, fb: np.ndarray, fab: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Indices under row weights w (R, n): each row of w is one (re)sample's counts.
 
     Every estimator is a weighted mean of a per-row statistic, so all R
@@ -78,8 +86,13 @@ def _weighted(w: np.ndarray, fa: np.ndarray, fb: np.ndarray, fab: np.ndarray) ->
 
 
 def analyse(
-    fa: np.ndarray, fb: np.ndarray, fab: np.ndarray, names: list[str],
-    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    fa: np.ndarray,
+    fb: np.ndarray,
+    fab: np.ndarray,
+    names: list[str],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Tidy frame: variable, S1, S1_low, S1_high, ST, ST_low, ST_high (percentile bootstrap).
 
@@ -92,7 +105,9 @@ def analyse(
     d = fab.shape[0]
     b1 = np.empty((d, n_resamples))
     bt = np.empty((d, n_resamples))
-    batch = max(1, min(n_resamples, 2**21 // n))  # resamples per batch: bounded, cache-friendly memory
+    batch = max(
+        1, min(n_resamples, 2**21 // n)
+    )  # resamples per batch: bounded, cache-friendly memory
     offsets = np.arange(batch)[:, None] * n
     for s in range(0, n_resamples, batch):
         k = min(batch, n_resamples - s)
@@ -100,8 +115,14 @@ def analyse(
         w = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
         b1[:, s : s + k], bt[:, s : s + k] = _weighted(w, fa, fb, fab)
     lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
-    return pd.DataFrame({
-        "variable": names,
-        "S1": s1, "S1_low": np.percentile(b1, lo_q, axis=1), "S1_high": np.percentile(b1, hi_q, axis=1),
-        "ST": st, "ST_low": np.percentile(bt, lo_q, axis=1), "ST_high": np.percentile(bt, hi_q, axis=1),
-    })
+    return pd.DataFrame(
+        {
+            "variable": names,
+            "S1": s1,
+            "S1_low": np.percentile(b1, lo_q, axis=1),
+            "S1_high": np.percentile(b1, hi_q, axis=1),
+            "ST": st,
+            "ST_low": np.percentile(bt, lo_q, axis=1),
+            "ST_high": np.percentile(bt, hi_q, axis=1),
+        }
+    )

@@ -16,13 +16,17 @@ def test_one_mw_of_b300_at_340_serves_1324_users(base):
     xs, ys = tables.frontier_points(base, "b300")
     thr = cap.throughput_per_mw(340, xs, ys, "b300")
     users = cap.users_per_mw(thr, 340)
-    assert users == pytest.approx(1323.5, abs=0.05)  # seed 002: "approximately 1,324 concurrent active users"
+    assert users == pytest.approx(
+        1323.5, abs=0.05
+    )  # seed 002: "approximately 1,324 concurrent active users"
     assert round(float(users)) == 1324
 
 
 def test_wse3_at_750_serves_600_users_per_mw(base):
     xs, ys = tables.frontier_points(base, "wse3")
-    assert cap.users_per_mw(cap.throughput_per_mw(750, xs, ys), 750) == pytest.approx(600)  # seed 002: "just ~600"
+    assert cap.users_per_mw(cap.throughput_per_mw(750, xs, ys), 750) == pytest.approx(
+        600
+    )  # seed 002: "just ~600"
 
 
 def test_2t_parameters_at_16_bits_need_14_b300_and_91_wse3():
@@ -48,7 +52,10 @@ def test_audit_flags_claims_above_the_ceiling(base):
     row = audit[(audit.tier == "ultrafast") & (audit.platform == "b300")].iloc[0]
     assert row.claim_over_ceiling == pytest.approx(750 / 28)
     assert row.verdict.startswith("exceeds the ceiling 26.8x")
-    assert audit[(audit.tier == "ultrafast") & (audit.platform == "wse3")].iloc[0].verdict == "plausible"
+    assert (
+        audit[(audit.tier == "ultrafast") & (audit.platform == "wse3")].iloc[0].verdict
+        == "plausible"
+    )
 
 
 def test_agent_task_time_of_ten_calls():
@@ -89,23 +96,33 @@ def test_interpolation_is_monotone_and_exact_at_points(speeds, thr):
 
 def test_speed_outside_the_frontier_is_an_error_naming_platform_and_range(base):
     xs, ys = tables.frontier_points(base, "h100")
-    with pytest.raises(cap.FrontierRangeError, match=r"h100: 750 tokens/s/user is outside its frontier points \(20 to 340 tokens/s\)"):
+    with pytest.raises(
+        cap.FrontierRangeError,
+        match=r"h100: 750 tokens/s/user is outside its frontier points \(20 to 340 tokens/s\)",
+    ):
         cap.throughput_per_mw(750, xs, ys, "h100")
 
 
 def test_single_point_is_used_only_at_its_speed():
     assert cap.throughput_per_mw(750, [750], [450_000]) == 450_000
-    with pytest.raises(cap.FrontierRangeError, match=r"wse9: 700 tokens/s/user is outside its frontier points \(750 tokens/s only\)"):
+    with pytest.raises(
+        cap.FrontierRangeError,
+        match=r"wse9: 700 tokens/s/user is outside its frontier points \(750 tokens/s only\)",
+    ):
         cap.throughput_per_mw(700, [750], [450_000], "wse9")
 
 
 def test_contract_streams_ramp_then_stop_after_the_term():
-    c = cap.contract_streams(mw=750, ramp_months=6, term_months=30, throughput=450_000, speed=750, horizon=36)
+    c = cap.contract_streams(
+        mw=750, ramp_months=6, term_months=30, throughput=450_000, speed=750, horizon=36
+    )
     assert c.shape == (1, 36)
     assert c[0, 0] == pytest.approx(750 * 600 / 6)  # month 1: a sixth of the MW online
     assert c[0, 5] == pytest.approx(450_000) and c[0, 29] == pytest.approx(450_000)
     assert c[0, 30] == 0 and c[0, 35] == 0
-    c2 = cap.contract_streams(np.array([750.0, 375.0]), 0, 30, 450_000, 750, 36)  # ramp 0: all online at once
+    c2 = cap.contract_streams(
+        np.array([750.0, 375.0]), 0, 30, 450_000, 750, 36
+    )  # ramp 0: all online at once
     assert c2[:, 0].tolist() == pytest.approx([450_000, 225_000])
 
 
@@ -114,4 +131,6 @@ def test_capacity_table_has_every_platform_and_tier(base):
     assert set(df.platform) == {"b300", "wse3", "h100", "groq_lpu"}
     assert list(df.columns[:3]) == ["platform", "tier", "tokens_per_s_per_user"]
     h100_ultra = df[(df.platform == "h100") & (df.tier == "ultrafast")].iloc[0]
-    assert np.isnan(h100_ultra.tokens_per_s_per_mw)  # outside the H100 curve: unknown, not extrapolated
+    assert np.isnan(
+        h100_ultra.tokens_per_s_per_mw
+    )  # outside the H100 curve: unknown, not extrapolated

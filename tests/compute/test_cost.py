@@ -34,9 +34,17 @@ def test_levelised_rent_equals_value_over_mw_and_term():
 def test_buy_case_worked_by_hand():
     # 1 MW, PUE 1.25 -> 800 kW IT; 20 kW systems -> 40 systems at 1M USD = 40M; facility 10M/MW
     case = cost.buy_flows(
-        mw=1, pue=1.25, power_kw=20, system_price_usd=1e6, facility_capex_usd_per_mw=10e6,
-        power_price_usd_per_kwh=0.1, maintenance_share_annual=0.06, life_years=5,
-        facility_life_years=20, resale_share=0.5, horizon=12,
+        mw=1,
+        pue=1.25,
+        power_kw=20,
+        system_price_usd=1e6,
+        facility_capex_usd_per_mw=10e6,
+        power_price_usd_per_kwh=0.1,
+        maintenance_share_annual=0.06,
+        life_years=5,
+        facility_life_years=20,
+        resale_share=0.5,
+        horizon=12,
     )
     assert case.systems[0] == pytest.approx(40)
     assert case.capex[0] == pytest.approx(50e6)

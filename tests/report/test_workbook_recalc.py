@@ -17,14 +17,32 @@ ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "E
 
 if soffice() is None:
     if os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
-        pytest.fail("LibreOffice (soffice) is required here (ECON_REQUIRE_SOFFICE=1) but not installed", pytrace=False)
+        pytest.fail(
+            "LibreOffice (soffice) is required here (ECON_REQUIRE_SOFFICE=1) but not installed",
+            pytrace=False,
+        )
     pytest.skip("LibreOffice not installed", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    assert main(["report", "--data", str(DATA), "--out", str(out), "--samples", "500", "--sobol-samples", "64"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--data",
+                str(DATA),
+                "--out",
+                str(out),
+                "--samples",
+                "500",
+                "--sobol-samples",
+                "64",
+            ]
+        )
+        == 0
+    )
     return out / "base" / "payback_analysis.xlsx"
 
 
@@ -64,7 +82,9 @@ def test_no_error_values_after_recalculation(recalculated):
     wb = openpyxl.load_workbook(recalculated, data_only=True)
     found = [
         (ws.title, c.coordinate, c.value)
-        for ws in wb.worksheets for row in ws.iter_rows() for c in row
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
         if isinstance(c.value, str) and c.value.startswith(ERRORS)
     ]
     assert found == []
@@ -72,7 +92,9 @@ def test_no_error_values_after_recalculation(recalculated):
 
 def test_master_check_is_true_after_recalculation(recalculated):
     ws = openpyxl.load_workbook(recalculated, data_only=True)["Checks"]
-    master = [r for r in ws.iter_rows() if r[0].value and str(r[0].value).startswith("Master check")][0]
+    master = [
+        r for r in ws.iter_rows() if r[0].value and str(r[0].value).startswith("Master check")
+    ][0]
     assert master[4].value is True
 
 

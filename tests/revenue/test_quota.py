@@ -13,7 +13,10 @@ from scipy.stats import lognorm
 from econ.revenue import quota
 
 
-@pytest.mark.parametrize(("q", "m", "sigma", "e", "f"), [(2e6, 5e5, 1.2, 1.0, 1.0), (2e6, 5e5, 1.2, 0.85, 8.8), (1e6, 1e6, 0.5, 1.0, 2.0)])
+@pytest.mark.parametrize(
+    ("q", "m", "sigma", "e", "f"),
+    [(2e6, 5e5, 1.2, 1.0, 1.0), (2e6, 5e5, 1.2, 0.85, 8.8), (1e6, 1e6, 0.5, 1.0, 2.0)],
+)
 def test_tier_cap_hit_is_the_lognormal_survival_function(q, m, sigma, e, f):
     # weekly demand ~ lognormal(median m e f, shape sigma): P(demand > q)
     ref = lognorm(s=sigma, scale=m * e * f).sf(q)
@@ -43,7 +46,9 @@ def test_cap_hit_share_weights_tiers_by_adoption():
 @given(st.floats(1.0, 6.0), st.floats(0.01, 3.0))
 def test_higher_usage_multiplier_raises_cap_hits(mult, extra):
     lo = quota.tier_cap_hit(2e6, 5e5, 1.2, 1.0, quota.consumption_factor(mult, 750, 54, 0.3))
-    hi = quota.tier_cap_hit(2e6, 5e5, 1.2, 1.0, quota.consumption_factor(mult + extra, 750, 54, 0.3))
+    hi = quota.tier_cap_hit(
+        2e6, 5e5, 1.2, 1.0, quota.consumption_factor(mult + extra, 750, 54, 0.3)
+    )
     assert hi > lo
 
 
@@ -51,7 +56,9 @@ def test_higher_usage_multiplier_raises_cap_hits(mult, extra):
 @given(st.floats(0.0, 0.5), st.floats(0.01, 0.4), st.integers(2, 36))
 def test_faster_token_efficiency_gains_lower_cap_hits(gain, extra, t):
     slow = quota.tier_cap_hit(2e6, 5e5, 1.2, quota.token_efficiency(gain, t), 4.0)
-    fast = quota.tier_cap_hit(2e6, 5e5, 1.2, quota.token_efficiency(min(gain + extra, 0.99), t), 4.0)
+    fast = quota.tier_cap_hit(
+        2e6, 5e5, 1.2, quota.token_efficiency(min(gain + extra, 0.99), t), 4.0
+    )
     assert fast < slow
 
 

@@ -39,7 +39,9 @@ def test_goal_seek_payback_target_makes_payback_equal_the_term(base):
 def test_goal_seek_says_clearly_when_no_value_gets_there(base):
     res = goal_seek_key(base, "buy.pue")
     assert res.value is None
-    assert res.message.startswith("no value of buy.pue in [1.1, 1.5] brings NPV to zero: it stays below zero")
+    assert res.message.startswith(
+        "no value of buy.pue in [1.1, 1.5] brings NPV to zero: it stays below zero"
+    )
 
 
 def test_goal_seek_rejects_unknown_and_structural_keys(base):
@@ -71,5 +73,8 @@ def test_non_positive_definite_correlations_name_the_file(data_copy):
         "usage.speed_elasticity,usage.peak_concurrency,0.9,\n"
         "usage.demand_sigma,usage.peak_concurrency,-0.9,\n"
     )
-    with pytest.raises(AssumptionError, match=r"correlations\.csv: the rank correlations are not a valid correlation matrix"):
+    with pytest.raises(
+        AssumptionError,
+        match=r"correlations\.csv: the rank correlations are not a valid correlation matrix",
+    ):
         run.problem_from(load(data_copy))

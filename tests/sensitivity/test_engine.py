@@ -72,7 +72,9 @@ def test_sample_of_a_problem_is_a_latin_hypercube_in_each_marginal():
 def test_distributions_follow_their_definitions():
     u = np.array([0.05, 0.5, 0.95])
     np.testing.assert_allclose(Variable("n", "normal", 10, 20, 15).ppf(u), [10, 15, 20], rtol=1e-12)
-    np.testing.assert_allclose(Variable("l", "lognormal", 1, 100, 10).ppf(u), [1, 10, 100], rtol=1e-12)
+    np.testing.assert_allclose(
+        Variable("l", "lognormal", 1, 100, 10).ppf(u), [1, 10, 100], rtol=1e-12
+    )
     tri = Variable("t", "triangular", 0, 10, 2)
     np.testing.assert_allclose(tri.ppf(u), stats.triang(0.2, loc=0, scale=10).ppf(u), rtol=1e-12)
     pert = Variable("p", "pert", 0, 10, 2)
@@ -83,7 +85,9 @@ def test_distributions_follow_their_definitions():
 
 
 def test_variable_rejects_a_mode_outside_its_bounds():
-    with pytest.raises(ProblemError, match=r"x: the base value 5 \(the mode\) lies outside \[0, 1\]"):
+    with pytest.raises(
+        ProblemError, match=r"x: the base value 5 \(the mode\) lies outside \[0, 1\]"
+    ):
         Variable("x", "pert", 0, 1, 5)
 
 
@@ -104,7 +108,13 @@ def test_invalid_correlation_matrix_is_a_clear_error():
 
 
 def test_tornado_swings_on_a_linear_function_equal_coefficient_times_range():
-    prob = Problem((Variable("x", "uniform", 0, 10, 5), Variable("y", "uniform", -1, 1, 0), Variable("z", "pert", 1, 2, 1.5)))
+    prob = Problem(
+        (
+            Variable("x", "uniform", 0, 10, 5),
+            Variable("y", "uniform", -1, 1, 0),
+            Variable("z", "pert", 1, 2, 1.5),
+        )
+    )
     df = oneway.tornado(lambda p: {"f": 3 * p["x"] - 50 * p["y"] + 0 * p["z"]}, prob, ["f"])
     assert df["variable"].tolist() == ["y", "x", "z"]  # sorted by swing: 100, 30, 0
     np.testing.assert_allclose(df["swing"], [100, 30, 0])
@@ -113,7 +123,9 @@ def test_tornado_swings_on_a_linear_function_equal_coefficient_times_range():
 
 
 def test_grid_covers_every_pair_of_values():
-    out = grid.grid(lambda p: {"f": p["a"] * p["b"]}, {"a": 1.0, "b": 1.0}, "a", [1, 2, 3], "b", [10, 20], ["f"])
+    out = grid.grid(
+        lambda p: {"f": p["a"] * p["b"]}, {"a": 1.0, "b": 1.0}, "a", [1, 2, 3], "b", [10, 20], ["f"]
+    )
     assert len(out) == 6 and out["f"].tolist() == [10, 20, 20, 40, 30, 60]
     mat = grid.pivot(out, "f")
     assert mat.loc[20, 3] == 60
@@ -121,7 +133,11 @@ def test_grid_covers_every_pair_of_values():
 
 def _linear_problem():
     return Problem(
-        (Variable("a", "normal", -1, 1, 0), Variable("b", "uniform", 0, 1, 0.5), Variable("c", "triangular", 0, 3, 1)),
+        (
+            Variable("a", "normal", -1, 1, 0),
+            Variable("b", "uniform", 0, 1, 0.5),
+            Variable("c", "triangular", 0, 3, 1),
+        ),
         correlation_matrix(["a", "b", "c"], [("a", "b", 0.5)]),
     )
 
@@ -130,11 +146,18 @@ def test_monte_carlo_is_reproducible_and_independent_of_chunk_size():
     prob = _linear_problem()
 
     def f(p):
-        return {"y": p["a"] + 2 * p["b"] - p["c"], "payback": np.where(p["b"] > 0.5, 10 * p["b"], np.nan)}
+        return {
+            "y": p["a"] + 2 * p["b"] - p["c"],
+            "payback": np.where(p["b"] > 0.5, 10 * p["b"], np.nan),
+        }
 
     n = 70_000  # more than one sampling block
-    out1, kept1 = montecarlo.evaluate(f, prob, n, 123, ["y", "payback"], chunk=9_999, keep_inputs=50)
-    out2, kept2 = montecarlo.evaluate(f, prob, n, 123, ["y", "payback"], chunk=70_000, keep_inputs=50)
+    out1, kept1 = montecarlo.evaluate(
+        f, prob, n, 123, ["y", "payback"], chunk=9_999, keep_inputs=50
+    )
+    out2, kept2 = montecarlo.evaluate(
+        f, prob, n, 123, ["y", "payback"], chunk=70_000, keep_inputs=50
+    )
     pd.testing.assert_frame_equal(out1, out2)
     pd.testing.assert_frame_equal(kept1, kept2)
     out3, _ = montecarlo.evaluate(f, prob, n, 124, ["y", "payback"])
@@ -142,15 +165,25 @@ def test_monte_carlo_is_reproducible_and_independent_of_chunk_size():
 
 
 def test_monte_carlo_statistics_of_a_known_distribution():
-    prob = Problem((Variable("x", "normal", -1.6448536269514722, 1.6448536269514722, 0.0),))  # standard normal
-    out, _ = montecarlo.evaluate(lambda p: {"npv": p["x"], "payback": np.abs(p["x"]) * 10}, prob, 20_000, 1, ["npv", "payback"])
+    prob = Problem(
+        (Variable("x", "normal", -1.6448536269514722, 1.6448536269514722, 0.0),)
+    )  # standard normal
+    out, _ = montecarlo.evaluate(
+        lambda p: {"npv": p["x"], "payback": np.abs(p["x"]) * 10},
+        prob,
+        20_000,
+        1,
+        ["npv", "payback"],
+    )
     s = montecarlo.analyse(out, term=10.0).set_index(["output", "statistic"])["value"]
     assert s[("npv", "P50")] == pytest.approx(0.0, abs=0.01)
     assert s[("npv", "P95")] == pytest.approx(1.6449, abs=0.01)
     assert s[("npv", "standard error of the mean")] == pytest.approx(1 / np.sqrt(20_000), rel=0.05)
     # P(|x| <= 1) = 0.6827
     assert s[("payback", "P(payback <= term)")] == pytest.approx(0.6827, abs=0.01)
-    assert s[("payback", "standard error of P(payback <= term)")] == pytest.approx(np.sqrt(0.6827 * 0.3173 / 20_000), rel=0.02)
+    assert s[("payback", "standard error of P(payback <= term)")] == pytest.approx(
+        np.sqrt(0.6827 * 0.3173 / 20_000), rel=0.02
+    )
 
 
 def test_seed_is_required():
