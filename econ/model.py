@@ -17,8 +17,8 @@ from econ.assumptions import STRUCTURAL_KEYS, AssumptionError, Assumptions, unkn
 from econ.compute import capacity as cap
 from econ.compute import cost
 from econ.constants import SECONDS_PER_MONTH
-from econ.payback import annualise, irr, payback_month, shortfall
-from econ.revenue import conversion, quota, revenue
+from econ.payback import annualise, irr, payback_month
+from econ.revenue import conversion, quota
 
 Array = NDArray[np.float64]
 
@@ -73,12 +73,12 @@ class Results:
     plus_cap_hit_counterfactual: Array
     pro: Array
     pro_counterfactual: Array
-    incremental_pro: Array
-    subscription_revenue: Array
+    incremental_pro: Array | None  # None when evaluated with detail=False
+    subscription_revenue: Array | None  # None when evaluated with detail=False
     api_revenue: Array
-    revenue: Array
+    revenue: Array | None  # None when evaluated with detail=False
     net_cash_flow: Array
-    cumulative_cash: Array
+    cumulative_cash: Array | None  # None when evaluated with detail=False
     npv: Array
     irr_annual: Array
     payback_months: Array
@@ -103,16 +103,22 @@ def evaluate(
     ----------
     a : the validated assumptions (structural keys: horizon, term, platform).
     overrides : {dotted key: scalar or (N,) array} replacing numeric assumptions.
-    detail : also compute the Pro plan's cap-hit share (reporting only).
+    detail : also compute what only reports show: the Pro plan's cap-hit share, capacity
+        utilisation and cumulative cash (None / NaN when False, for speed).
     """
     p = Params(a, overrides)
     H = int(a.values["horizon.months"])
     T = int(a.values["contract.term_months"])
     plat = str(a.values["contract.platform"])
-    t = cap.months(H)
+    # Internally time-major: monthly arrays are (H, N), month t in one contiguous row,
+    # parameters are rows (1, N) (or (1, 1) where they do not vary). Results are (N, H) views.
+    t = cap.months(H)[:, None]
 
-    d = cost.discount_factors(p("finance.discount_rate_annual"), H)
-    rent = cost.rent_flows(p("contract.value_usd"), T, H)
+    def row(key: str) -> Array:
+        return p(key)[None, :]
+
+    d = cost.discount(t, row("finance.discount_rate_annual"))
+    rent = cost.rent(t, row("contract.value_usd"), T)
 
     # capacity of the contract at the ultrafast speed
     ids = a.frontier_ids(plat)
@@ -125,18 +131,16 @@ def evaluate(
         thr = cap.throughput_per_mw(s_u, xs, ys, plat)
     except cap.FrontierRangeError as exc:
         raise AssumptionError(f"tiers.ultrafast.tokens_per_s: {exc}") from None
-    ramp = cap.ramp_share(t, p("contract.ramp_months"), T)
-    streams = p("contract.mw")[:, None] * ramp * cap.users_per_mw(thr, s_u)[:, None]
-    v = revenue.api_tokens(p("api.ultrafast_tokens_per_month"), ramp)
-    s_api = revenue.api_streams(v, s_u)
+    online = cap.online_share(t, row("contract.ramp_months"), T)
+    streams = online * (p("contract.mw") * cap.users_per_mw(thr, s_u))[None, :]
+    v = online * row("api.ultrafast_tokens_per_month")
+    s_api = v / (s_u[None, :] * SECONDS_PER_MONTH)
 
     # users and quota consumption
-    g = p("market.mau_growth_monthly")[:, None]
-    plus_pool = (
-        p("market.mau")[:, None] * (1.0 + g) ** (t - 1.0) * p("market.plus_share_of_mau")[:, None]
-    )
-    eff = quota.token_efficiency(p("usage.token_efficiency_gain_annual")[:, None], t)
-    sigma = p("usage.demand_sigma")[:, None]
+    plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * (
+        1.0 + row("market.mau_growth_monthly")
+    ) ** (t - 1.0)
+    log_e = quota.log_token_efficiency(row("usage.token_efficiency_gain_annual"), t)
     s_std = p("tiers.standard.tokens_per_s")
     factors = {
         i: quota.consumption_factor(
@@ -144,14 +148,18 @@ def evaluate(
             p(f"tiers.{i}.tokens_per_s"),
             s_std,
             p("usage.speed_elasticity"),
-        )[:, None]
+        )[None, :]
         for i in TIERS
     }
 
     def hits(plan: str) -> dict[str, Array]:
-        q = p(f"plans.{plan}.weekly_quota_tokens")[:, None]
-        m = p(f"plans.{plan}.median_weekly_tokens")[:, None]
-        return {i: quota.tier_cap_hit(q, m, sigma, eff, factors[i]) for i in TIERS}
+        return quota.tier_cap_hits(
+            row(f"plans.{plan}.weekly_quota_tokens"),
+            row(f"plans.{plan}.median_weekly_tokens"),
+            row("usage.demand_sigma"),
+            log_e,
+            factors,
+        )
 
     hp = hits("plus")
     path = conversion.pro_paths(
@@ -170,61 +178,77 @@ def evaluate(
         peak_concurrency=p("usage.peak_concurrency"),
         term_months=T,
     )
-    pro_hit = None
+    uplift = row("plans.pro.price_usd_month") - row("plans.plus.price_usd_month")
+    api = v * (row("tiers.ultrafast.price_per_mtok_usd") / 1e6)
+    keep = 1.0 - row("finance.variable_cost_share")
     if detail:
-        hq = hits("pro")
-        a_f = p("tiers.fast.adoption")[:, None]
-        pro_hit = quota.cap_hit_share(
-            [1.0 - a_f - path.ultrafast_adoption, a_f, path.ultrafast_adoption],
-            [hq["standard"], hq["fast"], hq["ultrafast"]],
-        )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        util = np.where(
-            streams > 0,
-            (s_api + p("usage.peak_concurrency")[:, None] * path.ultrafast_adoption * path.eligible)
-            / streams,
-            np.nan,
-        )
-
-    d_pro = path.pro - path.pro_counterfactual
-    sub = revenue.subscription_revenue(
-        d_pro, p("plans.pro.price_usd_month"), p("plans.plus.price_usd_month")
-    )
-    api = revenue.api_revenue(v, p("tiers.ultrafast.price_per_mtok_usd"))
-    rev = sub + api
-    cf = rev * (1.0 - p("finance.variable_cost_share")[:, None]) - rent
+        d_pro = path.pro - path.pro_counterfactual
+        sub = d_pro * uplift
+        rev = sub + api
+        cf = rev * keep - rent
+    else:  # the same arithmetic in place: the (H, N) intermediates are not kept
+        d_pro = sub = rev = None
+        cf = np.empty((H, p.n))
+        np.subtract(path.pro, path.pro_counterfactual, out=cf)
+        cf *= uplift
+        cf += api
+        cf *= keep
+        cf -= rent
     disc = cf * d
     shape = (p.n, H)
-    full = lambda x: np.broadcast_to(x, shape)  # noqa: E731
-    vec = lambda x: np.broadcast_to(x, (p.n,))  # noqa: E731
+
+    def nh(x: Array) -> Array:
+        """(H, N) or (H, 1) -> an (N, H) view."""
+        return np.broadcast_to(np.asarray(x).T, shape)
+
+    def vec(x: Array) -> Array:
+        return np.broadcast_to(x, (p.n,))
+
+    cf_nh = nh(cf)
+    pro_hit = util = cum = None
+    if detail:
+        hq = hits("pro")
+        a_u = path.ultrafast_adoption
+        a_f = row("tiers.fast.adoption")
+        pro_hit = quota.cap_hit_share(
+            [1.0 - a_f - a_u, a_f, a_u], [hq["standard"], hq["fast"], hq["ultrafast"]]
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            util = np.where(
+                streams > 0,
+                (s_api + row("usage.peak_concurrency") * a_u * path.eligible) / streams,
+                np.nan,
+            )
+    if detail:
+        cum = np.cumsum(cf, axis=0)
     return Results(
-        months=t,
-        rent=full(rent),
-        discount=full(d),
-        streams=full(streams),
-        api_tokens=full(v),
-        api_streams=full(s_api),
-        eligible=path.eligible,
-        ultrafast_adoption=path.ultrafast_adoption,
-        capacity_utilization=full(util),
-        plus_cap_hit=path.plus_cap_hit,
-        plus_cap_hit_counterfactual=full(path.plus_cap_hit_counterfactual),
-        pro=path.pro,
-        pro_counterfactual=path.pro_counterfactual,
-        incremental_pro=d_pro,
-        subscription_revenue=full(sub),
-        api_revenue=full(api),
-        revenue=full(rev),
-        net_cash_flow=full(cf),
-        cumulative_cash=full(np.cumsum(cf, axis=1)),
-        npv=vec(disc.sum(axis=1)),
-        irr_annual=vec(annualise(irr(cf))),
-        payback_months=vec(payback_month(cf)),
-        discounted_payback_months=vec(payback_month(disc)),
-        shortfall=vec(shortfall(cf)),
-        rent_npv=vec(cost.npv_cost(rent, d)),
+        months=cap.months(H),
+        rent=nh(rent),
+        discount=nh(d),
+        streams=nh(streams),
+        api_tokens=nh(v),
+        api_streams=nh(s_api),
+        eligible=nh(path.eligible),
+        ultrafast_adoption=nh(path.ultrafast_adoption),
+        capacity_utilization=nh(util) if util is not None else np.broadcast_to(np.nan, shape),
+        plus_cap_hit=nh(path.plus_cap_hit),
+        plus_cap_hit_counterfactual=nh(path.plus_cap_hit_counterfactual),
+        pro=nh(path.pro),
+        pro_counterfactual=nh(path.pro_counterfactual),
+        incremental_pro=nh(d_pro) if d_pro is not None else None,
+        subscription_revenue=nh(sub) if sub is not None else None,
+        api_revenue=nh(api),
+        revenue=nh(rev) if rev is not None else None,
+        net_cash_flow=cf_nh,
+        cumulative_cash=nh(cum) if cum is not None else None,
+        npv=vec(disc.sum(axis=0)),
+        irr_annual=vec(annualise(irr(cf_nh))),
+        payback_months=vec(payback_month(cf_nh)),
+        discounted_payback_months=vec(payback_month(nh(disc))),
+        shortfall=vec(np.maximum(0.0, -cf.sum(axis=0))),
+        rent_npv=vec((rent * d).sum(axis=0)),
         throughput_per_mw=vec(thr),
-        pro_cap_hit=None if pro_hit is None else full(pro_hit),
+        pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
     )
 
 
@@ -233,7 +257,7 @@ def metric(a: Assumptions, overrides: Mapping[str, ArrayLike], name: str) -> Arr
     or cumulative_at_term (cumulative cash at the end of the contract)."""
     r = evaluate(a, overrides, detail=False)
     if name == "cumulative_at_term":
-        return r.cumulative_cash[:, int(a.values["contract.term_months"]) - 1]
+        return r.net_cash_flow[:, : int(a.values["contract.term_months"])].sum(axis=1)
     return {
         "npv": r.npv,
         "payback": r.payback_months,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,17 +43,19 @@ def payback_month(flows: ArrayLike) -> Array:
     K is the cumulative sum of ``flows`` (N, H), K_0 = 0. NaN where cumulative
     cash never recovers within the horizon; 0 where it is never negative.
     """
-    f = np.atleast_2d(np.asarray(flows, float))
-    k = np.cumsum(f, axis=1)
-    k_prev = np.concatenate([np.zeros((f.shape[0], 1)), k[:, :-1]], axis=1)
-    cross = (k_prev < 0) & (k >= 0)
-    has = cross.any(axis=1)
-    i = np.argmax(cross, axis=1)
-    rows = np.arange(f.shape[0])
+    f = np.atleast_2d(np.asarray(flows, float)).T  # time-major (H, N): months in contiguous rows
+    k = np.cumsum(f, axis=0)
+    if f.shape[0] == 1:
+        return np.where(k[0] >= 0, 0.0, np.nan)
+    # K_0 = 0 is not below zero, so the first crossing can only come in month 2 or later
+    cross = (k[:-1] < 0) & (k[1:] >= 0)
+    i = np.argmax(cross, axis=0)  # crossing into month i + 2
+    cols = np.arange(f.shape[1])
+    has = cross[i, cols]
     with np.errstate(divide="ignore", invalid="ignore"):
-        pb = i + (-k_prev[rows, i]) / f[rows, i]
+        pb = (i + 1) + (-k[i, cols]) / f[i + 1, cols]
     pb = np.where(has, pb, np.nan)
-    return np.where((k >= 0).all(axis=1), 0.0, pb)
+    return np.where((k >= 0).all(axis=0), 0.0, pb)
 
 
 def shortfall(flows: ArrayLike) -> Array:
@@ -60,80 +63,148 @@ def shortfall(flows: ArrayLike) -> Array:
     return np.maximum(0.0, -np.atleast_2d(np.asarray(flows, float)).sum(axis=1))
 
 
-# a grid of monthly rates on which to look for sign changes of the NPV
-_IRR_GRID = np.unique(
-    np.concatenate([-np.geomspace(0.95, 1e-5, 40), [0.0], np.geomspace(1e-5, 5.0, 60)])
+# The IRR is solved in y = ln(1 + x), where the NPV is a sum of exponentials
+# sum c_t e^(-t y) that Newton's method handles well. A grid uniform in y covers
+# per-period rates from -95 % to +10,000 % and includes y = 0 (a zero rate).
+_Y = np.concatenate([np.linspace(np.log(0.05), 0.0, 31), np.linspace(0.0, np.log(101.0), 47)[1:]])
+# grid intervals ordered by how far their rates lie from zero (the interval at zero first)
+_Y_ORDER = np.argsort(
+    np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:]))), kind="stable"
 )
 
 
-def irr(flows: ArrayLike, tol: float = 1e-12, max_iter: int = 60) -> Array:
+@lru_cache(maxsize=16)
+def _discount_table(n: int) -> Array:
+    """e^(-t y) for t = 1..n and every grid point y: shape (n, G)."""
+    t = np.arange(1, n + 1, dtype=float)[:, None]
+    return np.exp(-t * _Y[None, :])
+
+
+def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
     """Per-period internal rate of return x with sum CF_t (1 + x)^(-t) = 0, vectorised.
 
     Parameters
     ----------
     flows : (n,) or (N, n), cash at the end of periods 1..n.
+    tol : convergence of y = ln(1 + x), absolute.
 
     Returns (N,) (a float for 1-D input): NaN where the flows do not change
-    sign or no root lies in (-95 %, +500 %) per period; where there are several
-    roots, the one nearest zero. The NPV is tabulated on a grid of rates (one
-    matrix product for all scenarios), the sign change nearest zero brackets the
-    root, and a safeguarded Newton/bisection iteration polishes it.
+    sign or no root lies in (-95 %, +10,000 %) per period; where there are
+    several roots, the one nearest zero. The NPV is tabulated on a grid of rates
+    (one matrix product for all scenarios), the sign change nearest zero
+    brackets the root, and Newton's method in ln(1 + x), kept inside the bracket
+    by Illinois false position, polishes it.
     """
     f = np.atleast_2d(np.asarray(flows, float))
     n_s, n = f.shape
     out = np.full(n_s, np.nan)
-    changes = (f > 0).any(axis=1) & (f < 0).any(axis=1)
-    if not changes.any():
-        return out if np.ndim(flows) > 1 else out[0]
-    fs = f[changes]
-    scale = np.abs(fs).max(axis=1, keepdims=True)
-    fs = fs / scale
-    t = np.arange(1, n + 1, dtype=float)
-    g = _IRR_GRID
-    vals = fs @ ((1.0 + g[None, :]) ** (-t[:, None]))  # (M, G)
-    sgn = np.sign(vals)
-    brk = (sgn[:, :-1] * sgn[:, 1:] <= 0) & ~((sgn[:, :-1] == 0) & (sgn[:, 1:] == 0))
-    # distance of each bracket from zero; pick the nearest
-    dist = np.minimum(np.abs(g[:-1]), np.abs(g[1:]))
-    dist = np.where((g[:-1] <= 0) & (g[1:] >= 0), 0.0, dist)
-    score = np.where(brk, dist[None, :], np.inf)
-    j = np.argmin(score, axis=1)
-    ok = np.isfinite(score[np.arange(len(j)), j])
-    fs, j = fs[ok], j[ok]
-    lo, hi = g[j].copy(), g[j + 1].copy()
-    f_lo = vals[ok][np.arange(len(j)), j]
-    x = 0.5 * (lo + hi)
-    act = np.arange(len(j))  # rows still iterating
-    res_ok = np.empty(len(j))
-    for _ in range(max_iter):
-        xa, v = x[act], 1.0 / (1.0 + x[act])
-        # Horner on Q(v) = c_1 + c_2 v + ... + c_n v^(n-1); NPV = v Q(v)
-        q = np.zeros_like(xa)
-        dq = np.zeros_like(xa)
-        for c in fs[act][:, ::-1].T:
-            dq = dq * v + q
-            q = q * v + c
-        p = v * q
-        # d NPV / dx = (Q + v Q') dv/dx, with dv/dx = -v^2
-        dval = -(q + v * dq) * v * v
-        same = np.sign(p) == np.sign(f_lo[act])
-        lo[act] = np.where(same, xa, lo[act])
-        f_lo[act] = np.where(same, p, f_lo[act])
-        hi[act] = np.where(same, hi[act], xa)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton = xa - p / dval
-        inside = (newton > lo[act]) & (newton < hi[act]) & np.isfinite(newton)
-        x_new = np.where(inside, newton, 0.5 * (lo[act] + hi[act]))
-        done = (np.abs(x_new - xa) <= tol * (1 + np.abs(xa))) | (p == 0)
-        x[act] = np.where(p == 0, xa, x_new)
-        act = act[~done]
-        if act.size == 0:
-            break
-    res_ok = x
-    res = np.full(ok.shape, np.nan)
-    res[ok] = res_ok
-    out[changes] = res
+    rows = np.flatnonzero((f > 0).any(axis=1) & (f < 0).any(axis=1))
+    if rows.size:
+        fs = f if rows.size == n_s else f[rows]
+        vals = fs @ _discount_table(n)  # (M, G)
+        pos = vals > 0
+        change = (pos[:, 1:] != pos[:, :-1]) | (vals[:, :-1] == 0)
+        ordered = change[:, _Y_ORDER]
+        k = np.argmax(ordered, axis=1)
+        m = np.arange(rows.size)
+        ok = ordered[m, k]
+        j = _Y_ORDER[k[ok]]
+        mo = m[ok]
+        f0, f1 = vals[mo, j], vals[mo, j + 1]
+        # a third grid point beside the bracket for an inverse quadratic first guess
+        j2 = np.where(j + 2 < _Y.size, j + 2, j - 1)
+        start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, vals[mo, j2])
+        y = _polish(fs[ok], f0, f1, _Y[j], _Y[j + 1], start, tol, max_iter)
+        out[rows[ok]] = np.expm1(y)
     return out if np.ndim(flows) > 1 else out[0]
+
+
+def _npv_and_slope(fs: Array, y: Array) -> tuple[Array, Array]:
+    """sum_t c_t e^(-t y) and its derivative in y for each row of fs (M, n).
+
+    Horner's scheme over the periods for many rows (few passes over long
+    vectors); explicit powers for a few rows (few numpy calls).
+    """
+    m, n = fs.shape
+    v = np.exp(-y)
+    if m < 2048:
+        powers = np.cumprod(np.broadcast_to(v[:, None], (m, n)), axis=1)
+        t = np.arange(1, n + 1, dtype=float)
+        return np.einsum("ij,ij->i", fs, powers), -np.einsum("ij,ij->i", fs * t, powers)
+    coef = np.ascontiguousarray(fs[:, ::-1].T)  # (n, M): c_n .. c_1, one contiguous row per period
+    # Q(v) = c_1 + c_2 v + ... + c_n v^(n-1); NPV = v Q(v), dNPV/dy = -v (Q + v Q')
+    q = coef[0].copy()
+    dq = np.zeros_like(y)
+    for c in coef[1:]:  # in place: two arrays, no temporaries
+        dq *= v
+        dq += q
+        q *= v
+        q += c
+    return v * q, -v * (q + v * dq)
+
+
+def _inverse_quadratic(y0: Array, y1: Array, y2: Array, f0: Array, f1: Array, f2: Array) -> Array:
+    """The y where the quadratic through (f_i, y_i) meets f = 0; the secant of the first two
+    points where that falls outside [y0, y1]."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        iq = (
+            y0 * f1 * f2 / ((f0 - f1) * (f0 - f2))
+            + y1 * f0 * f2 / ((f1 - f0) * (f1 - f2))
+            + y2 * f0 * f1 / ((f2 - f0) * (f2 - f1))
+        )
+        secant = np.where(f1 != f0, (y0 * f1 - y1 * f0) / (f1 - f0), 0.5 * (y0 + y1))
+    return np.where((iq > y0) & (iq < y1), iq, secant)
+
+
+def _polish(
+    fs: Array,
+    f_lo: Array,
+    f_hi: Array,
+    lo: Array,
+    hi: Array,
+    start: Array,
+    tol: float,
+    max_iter: int,
+) -> Array:
+    """Root in y of sum c_t e^(-t y) inside [lo, hi]: Newton steps that stay in the bracket,
+    Illinois false position otherwise; rows leave the iteration once converged."""
+    res = np.empty(fs.shape[0])
+    idx = np.arange(fs.shape[0])
+    side = np.zeros(fs.shape[0])  # which end moved last: -1 lo, +1 hi (Illinois)
+    y = start
+    for _ in range(max_iter):
+        p, dp = _npv_and_slope(fs, y)
+        low_side = (p > 0) == (f_lo > 0)
+        f_hi = np.where(low_side & (side < 0), 0.5 * f_hi, f_hi)
+        f_lo = np.where(~low_side & (side > 0), 0.5 * f_lo, f_lo)
+        lo, f_lo = np.where(low_side, y, lo), np.where(low_side, p, f_lo)
+        hi, f_hi = np.where(low_side, hi, y), np.where(low_side, f_hi, p)
+        side = np.where(low_side, -1.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = y - p / dp
+            false_pos = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        false_pos = np.where((false_pos > lo) & (false_pos < hi), false_pos, 0.5 * (lo + hi))
+        y_new = np.where((newton > lo) & (newton < hi), newton, false_pos)
+        done = (np.abs(y_new - y) <= tol) | (p == 0) | (hi - lo <= tol)
+        y_new = np.where(p == 0, y, y_new)
+        if done.any():
+            res[idx[done]] = y_new[done]
+            keep = ~done
+            if not keep.any():
+                return res
+            idx, y_new, lo, hi, f_lo, f_hi, side, fs = (
+                idx[keep],
+                y_new[keep],
+                lo[keep],
+                hi[keep],
+                f_lo[keep],
+                f_hi[keep],
+                side[keep],
+                fs[keep],
+            )
+        y = y_new
+    res[idx] = y
+    return res
 
 
 def annualise(monthly_rate: ArrayLike) -> Array:

@@ -138,3 +138,16 @@ def test_unknown_override_key_is_an_assumption_error(base):
         evaluate(base, {"tiers.ultrafast.usage_multiplyer": np.array([1.0])})
     with pytest.raises(AssumptionError, match="takes one value per run"):
         evaluate(base, {"horizon.months": np.array([24.0, 36.0])})
+
+
+def test_fast_path_without_detail_gives_the_same_headline(base):
+    over = {
+        "plans.pro.price_usd_month": np.array([150.0, 200.0, 250.0]),
+        "finance.variable_cost_share": np.array([0.0, 0.1, 0.05]),
+    }
+    full = evaluate(base, over)
+    fast = evaluate(base, over, detail=False)
+    for name in ("npv", "irr_annual", "payback_months", "discounted_payback_months", "shortfall"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(full, name))
+    np.testing.assert_allclose(fast.net_cash_flow, full.net_cash_flow, rtol=1e-13)
+    assert fast.cumulative_cash is None and fast.revenue is None

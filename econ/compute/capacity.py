@@ -174,16 +174,23 @@ def months(horizon: int) -> Array:
     return np.arange(1, int(horizon) + 1, dtype=float)
 
 
-def ramp_share(t: Array, ramp_months: ArrayLike, term_months: ArrayLike) -> Array:
+def online_share(t: ArrayLike, ramp_months: ArrayLike, term_months: ArrayLike) -> Array:
     """Share of the contracted capacity online in month t: min(1, t / ramp) while t <= T, else 0.
 
-    Returns shape (N, H) for (N,) parameters, (1, H) for scalars.
+    All arguments broadcast against each other (any layout); ramp 0 means all online at once.
     """
+    t = np.asarray(t, float)
+    ramp = np.asarray(ramp_months, float)
+    safe = np.where(ramp > 0, ramp, 1.0)
+    share = np.where(ramp > 0, np.minimum(1.0, t / safe), 1.0)
+    return np.where(t <= np.asarray(term_months, float), share, 0.0)
+
+
+def ramp_share(t: Array, ramp_months: ArrayLike, term_months: ArrayLike) -> Array:
+    """online_share with months t (H,) across and scenarios down: shape (N, H) ((1, H) for scalars)."""
     ramp = np.atleast_1d(np.asarray(ramp_months, float))[:, None]
     term = np.atleast_1d(np.asarray(term_months, float))[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(ramp > 0, np.minimum(1.0, t / np.where(ramp > 0, ramp, 1.0)), 1.0)
-    return np.where(t <= term, share, 0.0)
+    return online_share(np.asarray(t, float)[None, :], ramp, term)
 
 
 def contract_streams(

@@ -23,16 +23,25 @@ def _col(x: ArrayLike) -> Array:
     return np.atleast_1d(np.asarray(x, float))[:, None]
 
 
+def discount(t: ArrayLike, rate_annual: ArrayLike) -> Array:
+    """d_t = (1 + r)^(-t/12): month t's cash at month end, today. Arguments broadcast (any layout)."""
+    return np.exp(-np.asarray(t, float) / 12.0 * np.log1p(np.asarray(rate_annual, float)))
+
+
 def discount_factors(rate_annual: ArrayLike, horizon: int) -> Array:
-    """d_t = (1 + r)^(-t/12) for t = 1..H, shape (N, H); cash falls at month end."""
-    return (1.0 + _col(rate_annual)) ** (-months(horizon) / 12.0)
+    """discount() for t = 1..H, shape (N, H)."""
+    return discount(months(horizon)[None, :], _col(rate_annual))
+
+
+def rent(t: ArrayLike, value_usd: ArrayLike, term_months: ArrayLike) -> Array:
+    """R_t [USD] = value / T for t <= T, else 0 (flat take-or-pay). Arguments broadcast (any layout)."""
+    term = np.asarray(term_months, float)
+    return np.where(np.asarray(t, float) <= term, np.asarray(value_usd, float) / term, 0.0)
 
 
 def rent_flows(value_usd: ArrayLike, term_months: ArrayLike, horizon: int) -> Array:
-    """Monthly rent R_t [USD] = value / T for t <= T, else 0 (flat take-or-pay), shape (N, H)."""
-    t = months(horizon)
-    term = _col(term_months)
-    return np.where(t <= term, _col(value_usd) / term, 0.0)
+    """rent() for t = 1..H, shape (N, H)."""
+    return rent(months(horizon)[None, :], _col(value_usd), _col(term_months))
 
 
 @dataclass(frozen=True)

@@ -665,15 +665,17 @@ def checks_sheet(wb, ctx: Context) -> None:
     )
     ws.write_string(1, 0, "Relative tolerance")
     ws.write_number(1, 1, 1e-9, f("in"))
-    for j, h in enumerate(("figure", "Python value", "workbook value", "difference", "ok")):
+    for j, h in enumerate(
+        ("figure", "Python value", "workbook value", "relative difference", "ok")
+    ):
         ws.write_string(2, j, h, f("h"))
     row = 3
     for label, value, cell in ctx.checks:
         ws.write_string(row, 0, label)
         write_cell(ws, row, 1, value, f("num2"))
         write_formula(ws, row, 2, f"={cell}", value, f("num2"))
-        write_formula(ws, row, 3, f"=C{row + 1}-B{row + 1}", 0.0, f("num2"))
-        write_formula(ws, row, 4, f"=ABS(D{row + 1})<=$B$2*MAX(1,ABS(B{row + 1}))", True)
+        write_formula(ws, row, 3, f"=(C{row + 1}-B{row + 1})/MAX(1,ABS(B{row + 1}))", 0.0, f("g"))
+        write_formula(ws, row, 4, f"=ABS(D{row + 1})<=$B$2", True)
         row += 1
     row += 1
     ws.write_string(row, 0, "Master check (every figure agrees)", f("bold"))

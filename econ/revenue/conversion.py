@@ -33,7 +33,7 @@ def ultrafast_adoption(
 
 @dataclass(frozen=True)
 class ProPath:
-    """Monthly paths, each (N, H)."""
+    """Monthly paths, time-major: each (H, N), month t in one contiguous row."""
 
     pro: Array  # P_t with the ultrafast tier
     pro_counterfactual: Array  # P0_t without it
@@ -57,15 +57,17 @@ def pro_paths(
     streams: Array,
     api_streams: Array,
     peak_concurrency: ArrayLike,
-    term_months: ArrayLike,
+    term_months: int,
 ) -> ProPath:
     """Step the Pro stock P_t = P_(t-1)(1 - churn) + u_t N_plus,t, with u_t = base + propensity x h_plus,t.
 
-    Parameters are (N,) or scalars; ``plus_pool``, the tier cap-hit shares
-    SF_i,t of Plus users and the stream counts are (N, H) (or broadcast to it).
+    Parameters are (N,) or scalars. The monthly inputs (``plus_pool``, the
+    tier cap-hit shares SF_i,t of Plus users, the stream counts) are
+    time-major, (H, N) or (H, 1), so that each month is one contiguous row.
     The counterfactual is the same model with the ultrafast tier unavailable:
     its adopters stay on the standard tier.
     """
+    monthly = (plus_pool, hit_standard, hit_fast, hit_ultrafast, streams, api_streams)
     params = (
         churn,
         base_upgrade,
@@ -74,48 +76,51 @@ def pro_paths(
         adoption_ultrafast,
         peak_concurrency,
         pro_start,
-        term_months,
     )
-    n = np.broadcast_shapes(
-        *(
-            np.shape(x)
-            for x in (plus_pool, hit_standard, hit_fast, hit_ultrafast, streams, api_streams)
-        ),
-        *((np.size(x), 1) for x in params),
+    H, N = np.broadcast_shapes(*(np.shape(x) for x in monthly), *((1, np.size(x)) for x in params))
+    churn_, base_, prop_, af, au_max, pc, p0_start = (
+        np.asarray(x, float).reshape(-1) for x in params
     )
-    N, H = n
-    col = lambda x: np.broadcast_to(np.asarray(x, float).reshape(-1), (N,))  # noqa: E731
-    churn_, base_, prop_, af, au_max, pc, term = (
-        col(churn),
-        col(base_upgrade),
-        col(capped_propensity),
-        col(adoption_fast),
-        col(adoption_ultrafast),
-        col(peak_concurrency),
-        col(term_months),
-    )
-    pool = np.broadcast_to(plus_pool, n)
-    s_std, s_fast, s_ultra = (
-        np.broadcast_to(x, n) for x in (hit_standard, hit_fast, hit_ultrafast)
-    )
-    c, api = np.broadcast_to(streams, n), np.broadcast_to(api_streams, n)
+    keep = 1.0 - churn_
+    s_std, s_fast, s_ultra = hit_standard, hit_fast, hit_ultrafast
 
-    out = {k: np.empty(n) for k in ("P", "P0", "a", "E", "h", "h0")}
-    p = col(pro_start).copy()
+    P = np.empty((H, N))
+    P0 = np.empty((H, N))
+    A = np.zeros((H, N))
+    E = np.empty((H, N))
+    Hh = np.empty((H, N))
+    # without ultrafast the cap-hit share does not depend on the Pro stock
+    h0 = (1.0 - af) * s_std + af * s_fast
+    h0 = np.broadcast_to(h0, (H, N))
+    p = np.broadcast_to(p0_start, (N,)).astype(float)
     p0 = p.copy()
-    # the counterfactual cap-hit share does not depend on the Pro stock
-    h0_all = (1.0 - af)[:, None] * s_std + af[:, None] * s_fast
+    lift = np.broadcast_to(s_ultra - s_std, (H, N))  # SF_ultra - SF_std: what an adopter adds to h
+    tmp = np.empty(N)
+    free = np.empty(N)
     for t in range(H):
-        e = pool[:, t] + p
-        a_u = np.where(t + 1 <= term, ultrafast_adoption(au_max, c[:, t], api[:, t], pc, e), 0.0)
-        h = (1.0 - af - a_u) * s_std[:, t] + af * s_fast[:, t] + a_u * s_ultra[:, t]
-        p = p * (1.0 - churn_) + (base_ + prop_ * h) * pool[:, t]
-        p0 = p0 * (1.0 - churn_) + (base_ + prop_ * h0_all[:, t]) * pool[:, t]
-        out["P"][:, t], out["P0"][:, t], out["a"][:, t], out["E"][:, t], out["h"][:, t] = (
-            p,
-            p0,
-            a_u,
-            e,
-            h,
-        )
-    return ProPath(out["P"], out["P0"], out["a"], out["E"], out["h"], h0_all)
+        pool = plus_pool[t]
+        np.add(pool, p, out=E[t])
+        if t + 1 <= term_months:
+            # a_u = min(adoption, max(0, C - S_api) / (peak concurrency x E))
+            np.subtract(streams[t], api_streams[t], out=free)
+            np.maximum(free, 0.0, out=free)
+            np.multiply(pc, E[t], out=tmp)
+            np.divide(free, tmp, out=free)
+            np.minimum(au_max, free, out=A[t])
+        # h = (1 - a_f - a_u) SF_std + a_f SF_fast + a_u SF_ultra = h0 + a_u (SF_ultra - SF_std)
+        np.multiply(A[t], lift[t], out=Hh[t])
+        Hh[t] += h0[t]
+        # P_t = P_(t-1) (1 - churn) + (base + propensity h) N_plus, in place
+        np.multiply(prop_, Hh[t], out=tmp)
+        tmp += base_
+        tmp *= pool
+        p *= keep
+        p += tmp
+        np.multiply(prop_, h0[t], out=tmp)
+        tmp += base_
+        tmp *= pool
+        p0 *= keep
+        p0 += tmp
+        P[t] = p
+        P0[t] = p0
+    return ProPath(P, P0, A, E, Hh, h0)

@@ -59,3 +59,29 @@ def cap_hit_share(adoptions: list[ArrayLike], tier_hits: list[ArrayLike]) -> Arr
     for a, s in zip(adoptions, tier_hits, strict=True):
         total = total + np.asarray(a, float) * np.asarray(s, float)
     return total
+
+
+def log_token_efficiency(gain_annual: ArrayLike, t: ArrayLike) -> Array:
+    """ln e_t = ((t - 1) / 12) ln(1 - gain): cheaper to combine than e_t itself."""
+    return (np.asarray(t, float) - 1.0) / 12.0 * np.log1p(-np.asarray(gain_annual, float))
+
+
+def tier_cap_hits(
+    quota: ArrayLike,
+    median: ArrayLike,
+    sigma: ArrayLike,
+    log_efficiency: ArrayLike,
+    factors: dict[str, ArrayLike],
+) -> dict[str, Array]:
+    """SF(q / (m e_t f_i)) for every tier i at once, sharing the terms that do not depend on the tier.
+
+    All arguments broadcast; pass time-major shapes ((H, 1) efficiency, (1, N)
+    parameters) to get (H, N) results.
+    """
+    inv_sigma = 1.0 / np.asarray(sigma, float)
+    base = (
+        np.log(np.asarray(median, float))
+        - np.log(np.asarray(quota, float))
+        + np.asarray(log_efficiency, float)
+    )
+    return {i: ndtr((base + np.log(np.asarray(f, float))) * inv_sigma) for i, f in factors.items()}

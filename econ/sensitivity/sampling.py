@@ -163,23 +163,28 @@ def latin_hypercube(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def iman_conover(x: np.ndarray, target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Reorder each column of ``x`` (n, d) so that its rank correlation approaches ``target`` (d, d).
+    """Reorder columns of ``x`` (n, d) so that their rank correlation approaches ``target`` (d, d).
 
     Each column keeps its values (so every marginal is preserved); only their
-    order changes (Iman and Conover 1982, with van der Waerden scores).
+    order changes (Iman and Conover 1982, with van der Waerden scores). Columns
+    that take part in no correlation are left as they are.
     """
     n, d = x.shape
-    if d < 2 or np.allclose(target, np.eye(d)):
+    linked = np.flatnonzero((np.abs(target - np.eye(d)) > 0).any(axis=1))
+    if linked.size < 2:
         return x
-    scores = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
-    s = np.column_stack([rng.permutation(scores) for _ in range(d)])
+    sub = target[np.ix_(linked, linked)]
+    k = linked.size
+    scores = special.ndtri(np.arange(1, n + 1) / (n + 1))
+    s = np.column_stack([rng.permutation(scores) for _ in range(k)])
     e = np.corrcoef(s, rowvar=False)
-    p = np.linalg.cholesky(target)
+    p = np.linalg.cholesky(sub)
     q = np.linalg.cholesky(e)
     t = s @ np.linalg.inv(q).T @ p.T
-    out = np.empty_like(x)
-    for j in range(d):
-        ranks = np.argsort(np.argsort(t[:, j]))
+    out = x.copy()
+    ranks = np.empty(n, dtype=np.intp)
+    for col, j in enumerate(linked):
+        ranks[np.argsort(t[:, col], kind="stable")] = np.arange(n)
         out[:, j] = np.sort(x[:, j])[ranks]
     return out
 
