@@ -113,6 +113,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def progress_bar():
+    """A progress bar on stderr when it is a terminal (None otherwise)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, n: int) -> None:
+        width = 30
+        k = int(width * done / n)
+        sys.stderr.write(f"\r  [{'#' * k}{'.' * (width - k)}] {done:,}/{n:,} samples")
+        if done >= n:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
 def resolve(args: argparse.Namespace) -> Assumptions:
     """Load the data the flags name, then the scenario, then the --set overrides."""
     if args.data:
@@ -180,7 +196,11 @@ def cmd_report(args) -> int:
         from econ.sensitivity.run import report_analysis
 
         analysis, info = report_analysis(
-            a, samples=args.samples, sobol_n=args.sobol_samples, seed=args.seed
+            a,
+            samples=args.samples,
+            sobol_n=args.sobol_samples,
+            seed=args.seed,
+            progress=progress_bar(),
         )
     path = write_report(a, Path(args.out), force=args.force, analysis=analysis, run_info=info)
     print(f"econ: wrote {path}")
@@ -238,7 +258,14 @@ def cmd_sensitivity(args) -> int:
     from econ.sensitivity.run import run_cli
 
     a = resolve(args)
-    df = run_cli(a, args.analysis, samples=args.samples, seed=args.seed, metric=args.metric)
+    df = run_cli(
+        a,
+        args.analysis,
+        samples=args.samples,
+        seed=args.seed,
+        metric=args.metric,
+        progress=progress_bar(),
+    )
     if args.csv:
         df.to_csv(args.csv, index=False)
         print(f"econ: wrote {args.csv}")

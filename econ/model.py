@@ -78,7 +78,9 @@ class Results:
     api_revenue: Array
     revenue: Array | None  # None when evaluated with detail=False
     net_cash_flow: Array
+    discounted_cash_flow: Array
     cumulative_cash: Array | None  # None when evaluated with detail=False
+    cumulative_discounted_cash: Array | None  # None when evaluated with detail=False
     npv: Array
     irr_annual: Array
     payback_months: Array
@@ -219,8 +221,10 @@ def evaluate(
                 (s_api + row("usage.peak_concurrency") * a_u * path.eligible) / streams,
                 np.nan,
             )
+    cum_disc = None
     if detail:
         cum = np.cumsum(cf, axis=0)
+        cum_disc = np.cumsum(disc, axis=0)
     return Results(
         months=cap.months(H),
         rent=nh(rent),
@@ -240,7 +244,9 @@ def evaluate(
         api_revenue=nh(api),
         revenue=nh(rev) if rev is not None else None,
         net_cash_flow=cf_nh,
+        discounted_cash_flow=nh(disc),
         cumulative_cash=nh(cum) if cum is not None else None,
+        cumulative_discounted_cash=nh(cum_disc) if cum_disc is not None else None,
         npv=vec(disc.sum(axis=0)),
         irr_annual=vec(annualise(irr(cf_nh))),
         payback_months=vec(payback_month(cf_nh)),

@@ -339,3 +339,19 @@ def test_bad_scenario_row_is_named(data_copy):
 def test_bundled_defaults_are_the_repository_data(base):
     bundled = econ.load(None)
     assert bundled.bundled and bundled.values == base.values
+
+
+def test_every_scalar_or_frontier_guesstimate_has_a_sensitivity_range(base):
+    from econ.assumptions import STRUCTURAL_KEYS
+
+    ranged = {s.key for s in base.sensitivity}
+    missing = [
+        k
+        for k, e in base.entries.items()
+        if "Guesstimate" in e.source
+        and (e.file == "assumptions.csv" or k.endswith(".tokens_per_s_per_mw"))
+        and not isinstance(base[k], str)
+        and k not in STRUCTURAL_KEYS
+        and k not in ranged
+    ]
+    assert missing == []

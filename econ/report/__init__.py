@@ -7,7 +7,7 @@ from pathlib import Path
 
 from econ.assumptions import Assumptions
 from econ.model import evaluate
-from econ.report import sheets
+from econ.report import charts, sheets
 from econ.report.summary import headline, text
 from econ.report.workbook import OutputError, atomic_write
 
@@ -37,10 +37,19 @@ def write_report(
     info = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **(run_info or {})}
     extra = {**sheets.tables_for(a), **(analysis or {})}
     atomic_write(path, lambda tmp: sheets.build(tmp, a, r, head, extra, info), force=force)
+    pngs = charts.write_all(r, extra, int(a.values["contract.term_months"]), path.parent)
     md = path.with_name("summary.md")
     tmp = md.with_name(".summary.md.tmp")
-    tmp.write_text(
-        f"# Payback analysis: {a.scenario}\n\n" + "\n\n".join(text(head).splitlines()[1:]) + "\n"
-    )
+    body = [f"# Payback analysis: {a.scenario}", *text(head).splitlines()[1:]]
+    if "mc_stats" in extra:
+        st = extra["mc_stats"].set_index(["output", "statistic"])["value"]
+        body.append(
+            f"Monte Carlo ({extra['mc_n']:,} samples): P(payback within the term) "
+            f"{st[('payback', 'P(payback <= term)')]:.1%}, P(NPV > 0) {st[('npv', 'P(NPV > 0)')]:.1%}, "
+            f"median NPV ${st[('npv', 'P50')] / 1e9:,.2f}B."
+        )
+    body += [f"![{p.stem}]({p.name})" for p in pngs]
+    body.append(f"Details: `{path.name}` (run {info['time']}).")
+    tmp.write_text("\n\n".join(body) + "\n")
     tmp.replace(md)
     return path

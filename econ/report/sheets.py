@@ -567,7 +567,7 @@ def payback_sheet(wb, ctx: Context) -> None:
         r.discount[0],
         "num2",
     )
-    dcf = r.net_cash_flow[0] * r.discount[0]
+    dcf = r.discounted_cash_flow[0]
     dcf_row = tl.formulas(
         "Discounted net cash flow",
         "USD",
@@ -581,7 +581,7 @@ def payback_sheet(wb, ctx: Context) -> None:
         lambda m, row: (
             tl.ref(dcf_row, m) if m == 1 else f"{tl.ref(row, m - 1)}+{tl.ref(dcf_row, m)}"
         ),
-        np.cumsum(dcf),
+        r.cumulative_discounted_cash[0],
         "usd",
     )
     tl.section("Results")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -48,21 +47,6 @@ def model_function(a: Assumptions) -> Callable[[Mapping[str, np.ndarray]], dict[
     return f
 
 
-def _progress() -> Callable[[int, int], None] | None:
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, n: int) -> None:
-        width = 30
-        k = int(width * done / n)
-        sys.stderr.write(f"\r  [{'#' * k}{'.' * (width - k)}] {done:,}/{n:,} samples")
-        if done >= n:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
-
-
 def tornado(a: Assumptions) -> pd.DataFrame:
     return oneway.tornado(
         model_function(a),
@@ -91,10 +75,18 @@ def grids(a: Assumptions) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def monte_carlo(a: Assumptions, samples: int, seed: int, chunk: int = 50_000, keep: int = 2_000):
+def monte_carlo(
+    a: Assumptions,
+    samples: int,
+    seed: int,
+    chunk: int = 20_000,
+    keep: int = 2_000,
+    progress: Callable[[int, int], None] | None = None,
+):
+    """Samples' outputs, the first ``keep`` samples with inputs, and the statistics."""
     prob = problem_from(a)
     out, kept = montecarlo.evaluate(
-        model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, _progress()
+        model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, progress
     )
     stats = montecarlo.analyse(out, term=float(a.values["contract.term_months"]))
     return out, kept, stats
@@ -111,7 +103,12 @@ def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.
 
 
 def run_cli(
-    a: Assumptions, analysis: str, samples: int | None, seed: int, metric: str = "npv"
+    a: Assumptions,
+    analysis: str,
+    samples: int | None,
+    seed: int,
+    metric: str = "npv",
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     if analysis == "tornado":
         df = tornado(a)
@@ -119,15 +116,21 @@ def run_cli(
     if analysis == "grid":
         return grids(a)
     if analysis == "montecarlo":
-        return monte_carlo(a, samples or 20_000, seed)[2]
+        return monte_carlo(a, samples or 20_000, seed, progress=progress)[2]
     if analysis == "sobol":
         return sobol_indices(a, samples or 1024, seed, metric)
     return breakeven_table(a, "npv" if metric == "npv" else "payback")
 
 
-def report_analysis(a: Assumptions, samples: int, sobol_n: int, seed: int) -> tuple[dict, dict]:
+def report_analysis(
+    a: Assumptions,
+    samples: int,
+    sobol_n: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict, dict]:
     """Everything the analysis sheets show, and the run facts for the Cover."""
-    out, kept, stats = monte_carlo(a, samples, seed)
+    out, kept, stats = monte_carlo(a, samples, seed, progress=progress)
     analysis = {
         "tornado": tornado(a),
         "grids": grids(a),
