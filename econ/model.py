@@ -8,7 +8,7 @@ or an array of shape (N,). Monthly results have shape (N, H).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -17,7 +17,7 @@ from econ.assumptions import STRUCTURAL_KEYS, AssumptionError, Assumptions, unkn
 from econ.compute import capacity as cap
 from econ.compute import cost
 from econ.constants import SECONDS_PER_MONTH
-from econ.payback import annualise, irr, payback_month
+from econ.payback import annualise, irr, payback_month, shortfall
 from econ.revenue import conversion, quota
 
 Array = NDArray[np.float64]
@@ -89,7 +89,6 @@ class Results:
     rent_npv: Array
     throughput_per_mw: Array
     pro_cap_hit: Array | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -207,8 +206,10 @@ def evaluate(
         return np.broadcast_to(x, (p.n,))
 
     cf_nh = nh(cf)
-    pro_hit = util = cum = None
+    pro_hit = util = cum = cum_disc = None
     if detail:
+        cum = np.cumsum(cf, axis=0)
+        cum_disc = np.cumsum(disc, axis=0)
         hq = hits("pro")
         a_u = path.ultrafast_adoption
         a_f = row("tiers.fast.adoption")
@@ -221,10 +222,6 @@ def evaluate(
                 (s_api + row("usage.peak_concurrency") * a_u * path.eligible) / streams,
                 np.nan,
             )
-    cum_disc = None
-    if detail:
-        cum = np.cumsum(cf, axis=0)
-        cum_disc = np.cumsum(disc, axis=0)
     return Results(
         months=cap.months(H),
         rent=nh(rent),
@@ -251,7 +248,7 @@ def evaluate(
         irr_annual=vec(annualise(irr(cf_nh))),
         payback_months=vec(payback_month(cf_nh)),
         discounted_payback_months=vec(payback_month(nh(disc))),
-        shortfall=vec(np.maximum(0.0, -cf.sum(axis=0))),
+        shortfall=vec(shortfall(cf_nh)),
         rent_npv=vec((rent * d).sum(axis=0)),
         throughput_per_mw=vec(thr),
         pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
@@ -278,10 +275,3 @@ def simple_breakeven(a: Assumptions) -> dict[str, float]:
         a.num("plans.pro.price_usd_month") * a.num("contract.term_months")
     )
     return {"pro_users": users, "share_of_mau": users / a.num("market.mau")}
-
-
-def api_streams_full(a: Assumptions) -> float:
-    """Streams the API needs at full ramp (for the Capacity sheet)."""
-    return a.num("api.ultrafast_tokens_per_month") / (
-        a.num("tiers.ultrafast.tokens_per_s") * SECONDS_PER_MONTH
-    )

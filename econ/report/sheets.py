@@ -684,10 +684,6 @@ def checks_sheet(wb, ctx: Context) -> None:
     ws.freeze_panes(3, 1)
 
 
-def frame(x: Any) -> pd.DataFrame:
-    return x if isinstance(x, pd.DataFrame) else pd.DataFrame(x)
-
-
 def tables_for(a: Assumptions) -> dict[str, pd.DataFrame]:
     return {
         "capacity_table": tables.capacity_table(a),

@@ -41,14 +41,9 @@ def tier_cap_hit(
     quota: ArrayLike, median: ArrayLike, sigma: ArrayLike, efficiency: ArrayLike, factor: ArrayLike
 ) -> Array:
     """Share of a plan's users on one tier who exceed the weekly quota: SF(q / (m e_t f_i))."""
-    # in logs, so that (N, 1) parameters and (1, H) efficiency broadcast cheaply
-    z = (
-        np.log(np.asarray(median, float))
-        + np.log(np.asarray(efficiency, float))
-        + np.log(np.asarray(factor, float))
-        - np.log(np.asarray(quota, float))
-    ) / np.asarray(sigma, float)
-    return ndtr(z)
+    return tier_cap_hits(
+        quota, median, sigma, np.log(np.asarray(efficiency, float)), {"tier": factor}
+    )["tier"]
 
 
 def cap_hit_share(adoptions: list[ArrayLike], tier_hits: list[ArrayLike]) -> Array:

@@ -30,7 +30,8 @@ def evaluate(
     samples are held, so memory is bounded by the chunk. ``progress(done, n)``
     is called after each chunk. The numbers do not depend on ``chunk``.
     """
-    res = {o: np.empty(n) for o in outputs}
+    block = np.empty((n, len(outputs)))  # one array, wrapped by the DataFrame without a copy
+    res = {o: block[:, j] for j, o in enumerate(outputs)}
     kept: list[pd.DataFrame] = []
     done = 0
     for u in iter_uniforms(problem, n, seed, chunk):
@@ -49,7 +50,7 @@ def evaluate(
         if progress is not None:
             progress(done, n)
     inputs = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
-    return pd.DataFrame(res), inputs
+    return pd.DataFrame(block, columns=list(outputs), copy=False), inputs
 
 
 def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.DataFrame:
@@ -75,9 +76,8 @@ def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.Data
                 (o, "standard error of P(payback <= term)", float(np.sqrt(p * (1 - p) / n))),
                 (o, "share with no payback within the horizon", float(np.mean(np.isnan(y)))),
             ]
-            for q in PERCENTILES:
-                v = float(np.percentile(z, q))
-                rows.append((o, f"P{q}", v if v < never / 2 else np.nan))
+            for q, v in zip(PERCENTILES, np.percentile(z, PERCENTILES), strict=True):
+                rows.append((o, f"P{q}", float(v) if v < never / 2 else np.nan))
             continue
         ok = y[np.isfinite(y)]
         if o != "npv":
@@ -92,8 +92,8 @@ def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.Data
         )
         if o == "npv":
             rows.append((o, "P(NPV > 0)", float(np.mean(ok > 0))))
-        for q in PERCENTILES:
-            rows.append((o, f"P{q}", float(np.percentile(ok, q)) if ok.size else np.nan))
+        pct = np.percentile(ok, PERCENTILES) if ok.size else np.full(len(PERCENTILES), np.nan)
+        rows += [(o, f"P{q}", float(v)) for q, v in zip(PERCENTILES, pct, strict=True)]
     return pd.DataFrame(rows, columns=["output", "statistic", "value"])
 
 
