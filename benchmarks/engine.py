@@ -53,10 +53,12 @@ def bench_model_vs_loop(a, n_vec: int, n_loop: int) -> None:
     chunk = 20_000  # the chunk size the Monte Carlo uses
 
     def chunked():
-        return np.concatenate([
-            evaluate(a, {k: v[s : s + chunk] for k, v in over.items()}, detail=False).npv
-            for s in range(0, n_vec, chunk)
-        ])
+        return np.concatenate(
+            [
+                evaluate(a, {k: v[s : s + chunk] for k, v in over.items()}, detail=False).npv
+                for s in range(0, n_vec, chunk)
+            ]
+        )
 
     t_vec, npv_vec = timed(chunked, repeat=2)
     loop_over = {k: v[:n_loop] for k, v in over.items()}
