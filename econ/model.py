@@ -89,6 +89,8 @@ class Results:
     rent_npv: Array
     throughput_per_mw: Array
     pro_cap_hit: Array | None = None
+    # intermediate rows the workbook shows as formulas, (N, H) or (N,) (detail only)
+    parts: dict[str, Array] | None = None
 
     @property
     def n(self) -> int:
@@ -252,6 +254,16 @@ def evaluate(
         rent_npv=vec((rent * d).sum(axis=0)),
         throughput_per_mw=vec(thr),
         pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
+        parts=None
+        if not detail
+        else {
+            "online_share": nh(online),
+            "plus_pool": nh(plus_pool),
+            "token_efficiency": nh(np.exp(log_e)),
+            **{f"factor.{i}": vec(f[0]) for i, f in factors.items()},
+            **{f"plus_hit.{i}": nh(x) for i, x in hp.items()},
+            **{f"pro_hit.{i}": nh(x) for i, x in hq.items()},
+        },
     )
 
 

@@ -37,25 +37,38 @@ def npv(rate: ArrayLike, flows: ArrayLike) -> Array:
     return out if np.ndim(flows) > 1 or np.ndim(rate) > 0 else out[0]
 
 
+def _crossings(f: Array) -> tuple[Array, Array]:
+    """Time-major flows (H, N) -> (crossing months (H, N), NaN where none; cumulative cash K (H, N))."""
+    k = np.cumsum(f, axis=0)
+    out = np.empty_like(f)
+    out[0] = np.nan  # K_0 = 0 is not below zero: month 1 never crosses
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(k[:-1], f[1:], out=out[1:])
+        np.subtract(
+            np.arange(1, f.shape[0], dtype=float)[:, None], out[1:], out=out[1:]
+        )  # (t-1) - K/CF
+    out[1:][~((k[:-1] < 0) & (k[1:] >= 0))] = np.nan
+    return out, k
+
+
+def crossing_months(flows: ArrayLike) -> Array:
+    """For each month t with K_(t-1) < 0 <= K_t, the interpolated crossing (t - 1) + (-K_(t-1)) / CF_t;
+    NaN in every other month. Shape (N, H), like ``flows``; K_0 = 0, so month 1 never crosses.
+
+    The crossings of a row increase with t, so the first one is the smallest.
+    """
+    return _crossings(np.atleast_2d(np.asarray(flows, float)).T)[0].T
+
+
 def payback_month(flows: ArrayLike) -> Array:
     """The first month t with K_(t-1) < 0 <= K_t, interpolated: (t - 1) + (-K_(t-1)) / CF_t.
 
     K is the cumulative sum of ``flows`` (N, H), K_0 = 0. NaN where cumulative
     cash never recovers within the horizon; 0 where it is never negative.
     """
-    f = np.atleast_2d(np.asarray(flows, float)).T  # time-major (H, N): months in contiguous rows
-    k = np.cumsum(f, axis=0)
-    if f.shape[0] == 1:
-        return np.where(k[0] >= 0, 0.0, np.nan)
-    # K_0 = 0 is not below zero, so the first crossing can only come in month 2 or later
-    cross = (k[:-1] < 0) & (k[1:] >= 0)
-    i = np.argmax(cross, axis=0)  # crossing into month i + 2
-    cols = np.arange(f.shape[1])
-    has = cross[i, cols]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pb = (i + 1) + (-k[i, cols]) / f[i + 1, cols]
-    pb = np.where(has, pb, np.nan)
-    return np.where((k >= 0).all(axis=0), 0.0, pb)
+    crossings, k = _crossings(np.atleast_2d(np.asarray(flows, float)).T)  # time-major
+    first = np.fmin.reduce(crossings, axis=0)  # NaN only where no month crosses
+    return np.where((k >= 0).all(axis=0), 0.0, first)
 
 
 def shortfall(flows: ArrayLike) -> Array:

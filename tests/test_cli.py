@@ -266,7 +266,9 @@ def test_read_only_output_folder_exits_2(tmp_path, capsys, monkeypatch):
         return real_access(path, mode)
 
     monkeypatch.setattr(os, "access", access)
-    code, _, err = run(["report", "--data", str(DATA), "--out", str(out), "--no-sensitivity"], capsys)
+    code, _, err = run(
+        ["report", "--data", str(DATA), "--out", str(out), "--no-sensitivity"], capsys
+    )
     assert code == 2 and f"{out / 'base'}: the output folder is read-only" in err
     assert list((out / "base").iterdir()) == []
 

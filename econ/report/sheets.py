@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from econ import __version__
@@ -16,6 +15,7 @@ from econ.assumptions import Assumptions
 from econ.compute import tables
 from econ.constants import HOURS_PER_MONTH, SECONDS_PER_MONTH
 from econ.model import Results
+from econ.payback import crossing_months
 from econ.report.summary import text as summary_text
 from econ.report.workbook import (
     QUESTION,
@@ -30,6 +30,12 @@ from econ.report.workbook import (
 CONSTANTS = (
     ("constant.months_per_year", 12.0, "months", "Unit conversion"),
     ("constant.kw_per_mw", 1000.0, "kW/MW", "Unit conversion"),
+    (
+        "constant.tokens_per_million",
+        1e6,
+        "tokens",
+        "Unit conversion (prices are per million tokens)",
+    ),
     (
         "constant.hours_per_month",
         HOURS_PER_MONTH,
@@ -467,54 +473,190 @@ def costs_sheet(wb, ctx: Context) -> None:
 
 
 def revenue_sheet(wb, ctx: Context) -> None:
+    """Capacity, users, quota burn, Pro stocks and revenue by month, all live formulas."""
     ws = wb.add_worksheet("Revenue")
-    f, a, r = ctx.f, ctx.a, ctx.r
+    f, a, r, ref = ctx.f, ctx.a, ctx.r, ctx.refs
+    parts = r.parts
     H = int(a.values["horizon.months"])
     ws.write_string(
-        0,
-        0,
-        "Revenue: quota burn, Pro conversion and the API (values computed by the Python model)",
-        f("title"),
+        0, 0, "Revenue: quota burn, Pro conversion and the API (live formulas)", f("title")
     )
     ws.write_string(
         1,
         0,
-        "Change the CSVs in data/ (or --set) and rerun `econ report` to move these rows.",
+        "Edit the inputs on Assumptions and these rows recompute; the frontier throughput is interpolated "
+        "by econ (rerun `econ report` after changing frontier.csv or a tier speed).",
         f("note"),
     )
-    tl = Timeline(ws, f, H)
+    # scalars above the timeline
+    ws.write_string(3, 0, "Scalars", f("bold"))
+    thr_cell, fac = "Revenue!$C$5", {}
+    ws.write_string(4, 0, "Throughput per MW at the ultrafast speed (PCHIP of frontier.csv)")
+    ws.write_string(4, 1, "tokens/s/MW")
+    write_cell(ws, 4, 2, float(r.throughput_per_mw[0]), f("num"))
+    for k, tier in enumerate(("standard", "fast", "ultrafast")):
+        row = 5 + k
+        ws.write_string(row, 0, f"Consumption factor f, {tier}")
+        ws.write_string(row, 1, "quota units/token")
+        formula = (
+            f"={ref[f'tiers.{tier}.usage_multiplier']}*({ref[f'tiers.{tier}.tokens_per_s']}"
+            f"/{ref['tiers.standard.tokens_per_s']})^{ref['usage.speed_elasticity']}"
+        )
+        write_formula(ws, row, 2, formula, float(parts[f"factor.{tier}"][0]), f("num2"))
+        fac[tier] = f"Revenue!$C${row + 1}"
+
+    tl = Timeline(ws, f, H, header_row=9)
     ctx.rows["revenue.timeline"] = tl
-    rows = [
+    layout = [
         ("Capacity", None, None, None),
-        ("Contract streams C_t", "streams", r.streams[0], "num"),
-        ("API streams S_api,t", "streams", r.api_streams[0], "num"),
-        ("Eligible users E_t", "users", r.eligible[0], "num"),
-        ("Ultrafast adoption a_u,t", "share", r.ultrafast_adoption[0], "pct"),
-        ("Capacity utilisation", "share", r.capacity_utilization[0], "pct"),
+        ("online", "Share of contracted capacity online", "share", "pct"),
+        ("streams", "Contract streams C_t", "streams", "num"),
+        ("api_tokens", "API ultrafast tokens V_t", "tokens", "num"),
+        ("api_streams", "API streams S_api,t", "streams", "num"),
+        ("Users", None, None, None),
+        ("pool", "Plus users N_plus,t", "users", "num"),
+        ("eligible", "Eligible users E_t = N_plus,t + P_(t-1)", "users", "num"),
+        ("adoption", "Ultrafast adoption a_u,t", "share", "pct"),
+        ("util", "Capacity utilisation", "share", "pct"),
         ("Quota", None, None, None),
-        ("Plus cap-hit share, with ultrafast", "share", r.plus_cap_hit[0], "pct"),
-        ("Plus cap-hit share, without ultrafast", "share", r.plus_cap_hit_counterfactual[0], "pct"),
-        (
-            "Pro cap-hit share, with ultrafast",
-            "share",
-            r.pro_cap_hit[0] if r.pro_cap_hit is not None else np.full(H, np.nan),
-            "pct",
-        ),
+        ("eff", "Token efficiency e_t", "-", "num2"),
+        ("plus_std", "Plus cap-hit share on standard", "share", "pct"),
+        ("plus_fast", "Plus cap-hit share on fast", "share", "pct"),
+        ("plus_ultra", "Plus cap-hit share on ultrafast", "share", "pct"),
+        ("h", "Plus cap-hit share, with ultrafast", "share", "pct"),
+        ("h0", "Plus cap-hit share, without ultrafast", "share", "pct"),
+        ("pro_std", "Pro cap-hit share on standard", "share", "pct"),
+        ("pro_fast", "Pro cap-hit share on fast", "share", "pct"),
+        ("pro_ultra", "Pro cap-hit share on ultrafast", "share", "pct"),
+        ("pro_h", "Pro cap-hit share, with ultrafast", "share", "pct"),
         ("Subscribers", None, None, None),
-        ("Pro subscribers, with ultrafast", "users", r.pro[0], "num"),
-        ("Pro subscribers, without ultrafast", "users", r.pro_counterfactual[0], "num"),
-        ("Incremental Pro subscribers", "users", r.incremental_pro[0], "num"),
+        ("P", "Pro subscribers, with ultrafast", "users", "num"),
+        ("P0", "Pro subscribers, without ultrafast", "users", "num"),
+        ("dP", "Incremental Pro subscribers", "users", "num"),
         ("Revenue", None, None, None),
-        ("API ultrafast tokens", "tokens", r.api_tokens[0], "num"),
-        ("Subscription revenue (Pro minus Plus)", "USD", r.subscription_revenue[0], "usd"),
-        ("API revenue", "USD", r.api_revenue[0], "usd"),
+        ("sub", "Subscription revenue (Pro minus Plus)", "USD", "usd"),
+        ("api_rev", "API revenue", "USD", "usd"),
     ]
-    for label, unit, values, fmt in rows:
+    rows: dict[str, int] = {}
+    nxt = tl.next
+    for key, _label, unit, _fmt in layout:
+        nxt += 2 if unit is None else 0  # a section title takes a blank row and its own
+        if unit is not None:
+            rows[key] = nxt
+            nxt += 1
+
+    def R(name: str, m: int) -> str:
+        return tl.ref(rows[name], m)
+
+    def sf(plan: str, tier: str, m: int) -> str:
+        q, med = ref[f"plans.{plan}.weekly_quota_tokens"], ref[f"plans.{plan}.median_weekly_tokens"]
+        return f"1-NORMSDIST(LN({q}/({med}*{R('eff', m)}*{fac[tier]}))/{ref['usage.demand_sigma']})"
+
+    T, af = ref["contract.term_months"], ref["tiers.fast.adoption"]
+    M = tl.month_ref
+
+    def mix(prefix: str, m: int) -> str:
+        return (
+            f"(1-{af}-{R('adoption', m)})*{R(prefix + '_std', m)}+{af}*{R(prefix + '_fast', m)}"
+            f"+{R('adoption', m)}*{R(prefix + '_ultra', m)}"
+        )
+
+    def stock(name: str, hit: str, m: int) -> str:
+        prev = ref["market.pro_subscribers_start"] if m == 1 else R(name, m - 1)
+        return (
+            f"{prev}*(1-{ref['conversion.pro_churn_monthly']})+({ref['conversion.plus_to_pro_base_monthly']}"
+            f"+{ref['conversion.capped_upgrade_propensity']}*{R(hit, m)})*{R('pool', m)}"
+        )
+
+    formulas = {
+        "online": lambda m: (
+            f"IF({M(m)}<={T},IF({ref['contract.ramp_months']}>0,MIN(1,{M(m)}/{ref['contract.ramp_months']}),1),0)"
+        ),
+        "streams": lambda m: (
+            f"{ref['contract.mw']}*{R('online', m)}*{thr_cell}/{ref['tiers.ultrafast.tokens_per_s']}"
+        ),
+        "api_tokens": lambda m: f"{ref['api.ultrafast_tokens_per_month']}*{R('online', m)}",
+        "api_streams": lambda m: (
+            f"{R('api_tokens', m)}/({ref['tiers.ultrafast.tokens_per_s']}*{ref['constant.seconds_per_month']})"
+        ),
+        "pool": lambda m: (
+            f"{ref['market.mau']}*{ref['market.plus_share_of_mau']}*(1+{ref['market.mau_growth_monthly']})^({M(m)}-1)"
+        ),
+        "eligible": lambda m: (
+            f"{R('pool', m)}+" + (ref["market.pro_subscribers_start"] if m == 1 else R("P", m - 1))
+        ),
+        "adoption": lambda m: (
+            f"IF({M(m)}<={T},MIN({ref['tiers.ultrafast.adoption']},MAX(0,{R('streams', m)}-{R('api_streams', m)})"
+            f"/({ref['usage.peak_concurrency']}*{R('eligible', m)})),0)"
+        ),
+        "util": lambda m: (
+            f"IF({R('streams', m)}>0,({R('api_streams', m)}+{ref['usage.peak_concurrency']}*{R('adoption', m)}"
+            f'*{R("eligible", m)})/{R("streams", m)},"")'
+        ),
+        "eff": lambda m: (
+            f"(1-{ref['usage.token_efficiency_gain_annual']})^(({M(m)}-1)/{ref['constant.months_per_year']})"
+        ),
+        "plus_std": lambda m: sf("plus", "standard", m),
+        "plus_fast": lambda m: sf("plus", "fast", m),
+        "plus_ultra": lambda m: sf("plus", "ultrafast", m),
+        "h": lambda m: mix("plus", m),
+        "h0": lambda m: f"(1-{af})*{R('plus_std', m)}+{af}*{R('plus_fast', m)}",
+        "pro_std": lambda m: sf("pro", "standard", m),
+        "pro_fast": lambda m: sf("pro", "fast", m),
+        "pro_ultra": lambda m: sf("pro", "ultrafast", m),
+        "pro_h": lambda m: mix("pro", m),
+        "P": lambda m: stock("P", "h", m),
+        "P0": lambda m: stock("P0", "h0", m),
+        "dP": lambda m: f"{R('P', m)}-{R('P0', m)}",
+        "sub": lambda m: (
+            f"{R('dP', m)}*({ref['plans.pro.price_usd_month']}-{ref['plans.plus.price_usd_month']})"
+        ),
+        "api_rev": lambda m: (
+            f"{R('api_tokens', m)}*{ref['tiers.ultrafast.price_per_mtok_usd']}/{ref['constant.tokens_per_million']}"
+        ),
+    }
+    values = {
+        "online": parts["online_share"][0],
+        "streams": r.streams[0],
+        "api_tokens": r.api_tokens[0],
+        "api_streams": r.api_streams[0],
+        "pool": parts["plus_pool"][0],
+        "eligible": r.eligible[0],
+        "adoption": r.ultrafast_adoption[0],
+        "util": r.capacity_utilization[0],
+        "eff": parts["token_efficiency"][0],
+        "plus_std": parts["plus_hit.standard"][0],
+        "plus_fast": parts["plus_hit.fast"][0],
+        "plus_ultra": parts["plus_hit.ultrafast"][0],
+        "h": r.plus_cap_hit[0],
+        "h0": r.plus_cap_hit_counterfactual[0],
+        "pro_std": parts["pro_hit.standard"][0],
+        "pro_fast": parts["pro_hit.fast"][0],
+        "pro_ultra": parts["pro_hit.ultrafast"][0],
+        "pro_h": r.pro_cap_hit[0],
+        "P": r.pro[0],
+        "P0": r.pro_counterfactual[0],
+        "dP": r.incremental_pro[0],
+        "sub": r.subscription_revenue[0],
+        "api_rev": r.api_revenue[0],
+    }
+    for key, label, unit, fmt in layout:
         if unit is None:
-            tl.section(label)
+            tl.section(key)
             continue
-        row = tl.values(label, unit, values, fmt)
-        ctx.rows[f"revenue.{label}"] = row
+        if tl.next != rows[key]:  # the planned layout and the written one must agree
+            raise RuntimeError(
+                f"Revenue sheet layout: {key} planned at row {rows[key]}, written at {tl.next}"
+            )
+        tl.formulas(label, unit, lambda m, _row, k=key: formulas[k](m), values[key], fmt)
+    ctx.rows["revenue.Subscription revenue (Pro minus Plus)"] = rows["sub"]
+    ctx.rows["revenue.API revenue"] = rows["api_rev"]
+    for name, key in (
+        ("Incremental Pro subscribers in the last month", "dP"),
+        ("Plus cap-hit share in month 1, with ultrafast", "h"),
+    ):
+        m = H if key == "dP" else 1
+        ctx.checks.append((name, float(values[key][m - 1]), f"Revenue!{tl.ref(rows[key], m)}"))
 
 
 def payback_sheet(wb, ctx: Context) -> None:
@@ -575,7 +717,7 @@ def payback_sheet(wb, ctx: Context) -> None:
         dcf,
         "usd",
     )
-    tl.formulas(
+    cumd_row = tl.formulas(
         "Cumulative discounted cash",
         "USD",
         lambda m, row: (
@@ -583,6 +725,29 @@ def payback_sheet(wb, ctx: Context) -> None:
         ),
         r.cumulative_discounted_cash[0],
         "usd",
+    )
+
+    def crossing(cum: int, flow: int):
+        # (t - 1) + (-K_(t-1)) / CF_t where K_(t-1) < 0 <= K_t; K_0 = 0
+        def make(m: int, _row: int) -> str:
+            prev = "0" if m == 1 else tl.ref(cum, m - 1)
+            return f'IF(AND({prev}<0,{tl.ref(cum, m)}>=0),({tl.month_ref(m)}-1)-{prev}/{tl.ref(flow, m)},"")'
+
+        return make
+
+    cross_row = tl.formulas(
+        "Payback crossing (the first is the payback month)",
+        "month",
+        crossing(cum_row, cf_row),
+        crossing_months(r.net_cash_flow[:1])[0],
+        "num2",
+    )
+    dcross_row = tl.formulas(
+        "Discounted payback crossing",
+        "month",
+        crossing(cumd_row, dcf_row),
+        crossing_months(r.discounted_cash_flow[:1])[0],
+        "num2",
     )
     tl.section("Results")
     h = ctx.head
@@ -623,21 +788,40 @@ def payback_sheet(wb, ctx: Context) -> None:
             ctx.rows[f"headline.{key}"] = cell
         ctx.checks.append((f"{label} [{unit}]", value, cell))
         tl.next += 1
-    for label, unit, value, fmt in (
-        ("Payback month", "month", h["payback_months"], "num2"),
-        ("Discounted payback month", "month", h["discounted_payback_months"], "num2"),
-        ("IRR (annualised)", "1/yr", h["irr_annual"], "pct"),
-        ("Shortfall at the horizon", "USD", h["shortfall_usd"], "usd"),
+    for label, key, cum, cross in (
+        ("Payback month", "payback_months", cum_row, cross_row),
+        ("Discounted payback month", "discounted_payback_months", cumd_row, dcross_row),
     ):
         row = tl.next
         ws.write_string(row, 0, label)
-        ws.write_string(row, 1, unit)
-        write_cell(ws, row, 2, value, f(fmt))
-        if value is None:
-            ws.write_string(
-                row, 3, "none within the horizon" if "payback" in label.lower() else "undefined"
-            )
+        ws.write_string(row, 1, "month")
+        formula = f'=IF(MIN({tl.span(cum)})>=0,0,IF(COUNT({tl.span(cross)})=0,"none",MIN({tl.span(cross)})))'
+        value = h[key]
+        write_formula(ws, row, 2, formula, "none" if value is None else value, f("num2"))
+        if value is not None:
+            ctx.checks.append((f"{label} [month]", value, f"Payback!$C${row + 1}"))
         tl.next += 1
+    row = tl.next
+    ws.write_string(row, 0, "Shortfall at the horizon")
+    ws.write_string(row, 1, "USD")
+    write_formula(ws, row, 2, f"=MAX(0,-{tl.ref(cum_row, H)})", h["shortfall_usd"], f("usd"))
+    ctx.checks.append(
+        ("Shortfall at the horizon [USD]", h["shortfall_usd"], f"Payback!$C${row + 1}")
+    )
+    tl.next += 1
+    row = tl.next
+    ws.write_string(row, 0, "IRR (annualised)")
+    ws.write_string(row, 1, "1/yr")
+    write_cell(ws, row, 2, h["irr_annual"], f("pct"))
+    ws.write_string(
+        row,
+        3,
+        "econ's IRR: the monthly root nearest zero, annualised (a value: rerun econ report after edits)"
+        if h["irr_annual"] is not None
+        else "undefined: the flows do not change sign",
+        f("note"),
+    )
+    tl.next += 1
     chart = wb.add_chart({"type": "line"})
     chart.add_series(
         {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pytest
 from conftest import DATA
@@ -98,15 +99,35 @@ def test_master_check_is_true_after_recalculation(recalculated):
     assert master[4].value is True
 
 
-def test_editing_an_input_cell_recomputes_the_payback_sheet(report, tmp_path, base):
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("contract.value_usd", 12e9),
+        (
+            "tiers.ultrafast.usage_multiplier",
+            5.5,
+        ),  # through quota burn, cap hits and the Pro stocks
+        ("usage.token_efficiency_gain_annual", 0.3),
+        ("contract.ramp_months", 9),  # through capacity, adoption and API tokens
+        ("conversion.capped_upgrade_propensity", 0.04),  # pays back within the horizon
+    ],
+)
+def test_editing_an_input_cell_recomputes_the_payback(report, tmp_path, base, key, value):
     wb = openpyxl.load_workbook(report)
     ws = wb["Assumptions"]
-    row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "contract.value_usd")
-    row[1].value = 12e9
+    row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == key)
+    row[1].value = value
     edited = tmp_path / "edited.xlsx"
     wb.save(edited)
     out = recalculate(edited, tmp_path / "out")
     pay = openpyxl.load_workbook(out, data_only=True)["Payback"]
     npv_row = next(r for r in pay.iter_rows() if r[0].value == "NPV")
-    expected = evaluate(base.with_overrides([("contract.value_usd", "12e9")])).npv[0]
-    assert npv_row[2].value == pytest.approx(expected, rel=1e-9)
+    r = evaluate(base.with_overrides([(key, repr(value))]))
+    assert r.npv[0] != pytest.approx(evaluate(base).npv[0], rel=1e-3)  # the edit matters
+    assert npv_row[2].value == pytest.approx(r.npv[0], rel=1e-9)
+    for label, want in (
+        ("Payback month", r.payback_months[0]),
+        ("Discounted payback month", r.discounted_payback_months[0]),
+    ):
+        got = next(row for row in pay.iter_rows() if row[0].value == label)[2].value
+        assert got == "none" if np.isnan(want) else got == pytest.approx(want, rel=1e-9)
