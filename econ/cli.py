@@ -224,6 +224,8 @@ def cmd_init(args) -> int:
 
 
 def cmd_capacity(args) -> int:
+    import pandas as pd
+
     from econ.compute import tables
     from econ.report.summary import clean
 
@@ -232,7 +234,7 @@ def cmd_capacity(args) -> int:
     if args.json:
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:
-        with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20):
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(df.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     return 0
 
@@ -255,6 +257,8 @@ def cmd_goal_seek(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
+    import pandas as pd
+
     from econ.sensitivity.run import run_cli
 
     a = resolve(args)
@@ -274,7 +278,7 @@ def cmd_sensitivity(args) -> int:
 
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:
-        with __import__("pandas").option_context(
+        with pd.option_context(
             "display.width", 200, "display.max_columns", 30, "display.max_rows", 200
         ):
             print(df.to_string(index=False))

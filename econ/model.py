@@ -91,6 +91,8 @@ class Results:
     pro_cap_hit: Array | None = None
     # intermediate rows the workbook shows as formulas, (N, H) or (N,) (detail only)
     parts: dict[str, Array] | None = None
+    # sums over the horizon for the summary, each (N,) (detail only)
+    totals: dict[str, Array] | None = None
 
     @property
     def n(self) -> int:
@@ -254,6 +256,15 @@ def evaluate(
         rent_npv=vec((rent * d).sum(axis=0)),
         throughput_per_mw=vec(thr),
         pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
+        totals=None
+        if not detail
+        else {
+            "rent_usd": vec(rent.sum(axis=0)),
+            "subscription_revenue_usd": vec(sub.sum(axis=0)),
+            "api_revenue_usd": vec(api.sum(axis=0)),
+            "peak_incremental_pro_subscribers": vec(d_pro.max(axis=0)),
+            "peak_ultrafast_adoption": vec(path.ultrafast_adoption.max(axis=0)),
+        },
         parts=None
         if not detail
         else {

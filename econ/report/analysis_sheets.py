@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from econ.report.workbook import write_cell, write_table
+from econ.report.workbook import sheet_header, write_cell, write_table
 
 TOP = 15  # bars in the tornado chart
 
@@ -27,26 +27,18 @@ def write_all(wb, ctx) -> None:
 def tornado_sheet(wb, ctx, df: pd.DataFrame) -> None:
     ws = wb.add_worksheet("Tornado")
     f = ctx.f
-    ws.write_string(
-        0,
-        0,
+    sheet_header(
+        ws,
+        f,
         "One-way sensitivity: each assumption at its low and high, the others at base",
-        f("title"),
-    )
-    ws.write_string(
-        1,
-        0,
         "Sorted by swing; for payback, no payback within the horizon counts as the horizon.",
-        f("note"),
     )
     ws.set_column(0, 0, 12)
     ws.set_column(1, 1, 40)
     ws.set_column(2, 10, 16)
     row = 3
     for output, fmt in (("npv", "usd"), ("payback", "num2"), ("irr", "pct")):
-        part = df[df["output"] == output].reset_index(drop=True).copy()
-        part["low_minus_base"] = part["output_low"] - part["output_base"]
-        part["high_minus_base"] = part["output_high"] - part["output_base"]
+        part = df[df["output"] == output].reset_index(drop=True)
         ws.write_string(row, 0, f"Output: {output}", f("bold"))
         top = row + 1
         row = write_table(
@@ -63,16 +55,16 @@ def tornado_sheet(wb, ctx, df: pd.DataFrame) -> None:
                 "output_low": fmt,
                 "output_high": fmt,
                 "swing": fmt,
-                "low_minus_base": fmt,
-                "high_minus_base": fmt,
+                "change_low": fmt,
+                "change_high": fmt,
             },
         )
         if output in ("npv", "payback"):
             n = min(TOP, len(part))
             chart = wb.add_chart({"type": "bar"})
             for col_name, color, label in (
-                ("low_minus_base", "#C00000", "at low"),
-                ("high_minus_base", "#2E75B6", "at high"),
+                ("change_low", "#C00000", "at low"),
+                ("change_high", "#2E75B6", "at high"),
             ):
                 j = list(part.columns).index(col_name)
                 chart.add_series(
@@ -95,11 +87,8 @@ def tornado_sheet(wb, ctx, df: pd.DataFrame) -> None:
 def grid_sheet(wb, ctx, df: pd.DataFrame) -> None:
     ws = wb.add_worksheet("Grid")
     f = ctx.f
-    ws.write_string(
-        0,
-        0,
-        "Two-way sensitivity: NPV and payback over pairs of assumptions (data/grids.csv)",
-        f("title"),
+    sheet_header(
+        ws, f, "Two-way sensitivity: NPV and payback over pairs of assumptions (data/grids.csv)"
     )
     ws.set_column(0, 0, 34)
     ws.set_column(1, 30, 15)
@@ -136,17 +125,11 @@ def montecarlo_sheet(wb, ctx) -> None:
     an = ctx.analysis
     ws = wb.add_worksheet("Monte Carlo")
     f = ctx.f
-    ws.write_string(
-        0,
-        0,
+    sheet_header(
+        ws,
+        f,
         f"Monte Carlo: {an['mc_n']:,} Latin-hypercube samples of data/sensitivity.csv",
-        f("title"),
-    )
-    ws.write_string(
-        1,
-        0,
         "Rank correlations of data/correlations.csv imposed (Iman-Conover); seeded, see Cover.",
-        f("note"),
     )
     ws.set_column(0, 1, 40)
     ws.set_column(2, 40, 15)
@@ -250,17 +233,11 @@ def montecarlo_sheet(wb, ctx) -> None:
 def sobol_sheet(wb, ctx, df: pd.DataFrame) -> None:
     ws = wb.add_worksheet("Sobol")
     f = ctx.f
-    ws.write_string(
-        0,
-        0,
+    sheet_header(
+        ws,
+        f,
         "Global sensitivity: Sobol indices of NPV (first order S1, total ST, 95% bootstrap intervals)",
-        f("title"),
-    )
-    ws.write_string(
-        1,
-        0,
         "Inputs sampled independently from data/sensitivity.csv; sorted by total index.",
-        f("note"),
     )
     ws.set_column(0, 0, 8)
     ws.set_column(1, 1, 40)
@@ -295,17 +272,11 @@ def sobol_sheet(wb, ctx, df: pd.DataFrame) -> None:
 def breakeven_sheet(wb, ctx, df: pd.DataFrame) -> None:
     ws = wb.add_worksheet("Break-even")
     f = ctx.f
-    ws.write_string(
-        0,
-        0,
+    sheet_header(
+        ws,
+        f,
         "Break-even: the value of each assumption at which NPV is zero (goal seek)",
-        f("title"),
-    )
-    ws.write_string(
-        1,
-        0,
         "Searched over each key's sensitivity range; the others at base. Sorted by how far from base.",
-        f("note"),
     )
     ws.set_column(0, 0, 40)
     ws.set_column(1, 5, 16)

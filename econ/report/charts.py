@@ -51,11 +51,10 @@ def tornado(df: pd.DataFrame, folder: Path, output: str = "npv") -> Path:
     """Horizontal bars of the change in an output at each variable's low and high."""
     part = df[df["output"] == output].head(TOP).iloc[::-1]
     scale, unit = (1e9, "USD billion") if output == "npv" else (1.0, "months")
-    base = part["output_base"].to_numpy()
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(part) + 1.2))
     y = np.arange(len(part))
-    ax.barh(y, (part["output_low"].to_numpy() - base) / scale, color="#C00000", label="at low")
-    ax.barh(y, (part["output_high"].to_numpy() - base) / scale, color="#2E75B6", label="at high")
+    ax.barh(y, part["change_low"] / scale, color="#C00000", label="at low")
+    ax.barh(y, part["change_high"] / scale, color="#2E75B6", label="at high")
     ax.set_yticks(y, part["variable"])
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlabel(f"change in {output} from base [{unit}]")

@@ -22,6 +22,7 @@ from econ.report.workbook import (
     Formats,
     Timeline,
     new_workbook,
+    sheet_header,
     write_cell,
     write_formula,
     write_table,
@@ -94,9 +95,7 @@ def cover_sheet(ws, ctx: Context) -> None:
     f, h = ctx.f, ctx.head
     ws.set_column(0, 0, 34)
     ws.set_column(1, 1, 70)
-    ws.write_string(
-        0, 0, "econ: payback analysis of renting ultra-fast inference capacity", f("title")
-    )
+    sheet_header(ws, f, "econ: payback analysis of renting ultra-fast inference capacity")
     ws.write_string(1, 0, QUESTION, f("note"))
     row = 3
     ws.write_string(row, 0, "Answer", f("h"))
@@ -242,7 +241,7 @@ def capacity_sheet(wb, ctx: Context) -> None:
     ws = wb.add_worksheet("Capacity")
     f, a = ctx.f, ctx.a
     ws.set_column(0, 10, 20)
-    ws.write_string(0, 0, "Capacity and physics: what a megawatt serves at each speed", f("title"))
+    sheet_header(ws, f, "Capacity and physics: what a megawatt serves at each speed")
     row = 2
     ws.write_string(
         row,
@@ -320,9 +319,7 @@ def costs_sheet(wb, ctx: Context) -> None:
     flows = ctx.analysis["cost_flows"]
     rb = ctx.head["rent_vs_buy"]
     plat = rb["platform"]
-    ws.write_string(
-        0, 0, f"Rent versus buy of {a.values['contract.mw']:g} MW of {plat}", f("title")
-    )
+    sheet_header(ws, f, f"Rent versus buy of {a.values['contract.mw']:g} MW of {plat}")
     tl = Timeline(ws, f, H)
     d_row = tl.formulas(
         "Discount factor",
@@ -478,15 +475,12 @@ def revenue_sheet(wb, ctx: Context) -> None:
     f, a, r, ref = ctx.f, ctx.a, ctx.r, ctx.refs
     parts = r.parts
     H = int(a.values["horizon.months"])
-    ws.write_string(
-        0, 0, "Revenue: quota burn, Pro conversion and the API (live formulas)", f("title")
-    )
-    ws.write_string(
-        1,
-        0,
+    sheet_header(
+        ws,
+        f,
+        "Revenue: quota burn, Pro conversion and the API (live formulas)",
         "Edit the inputs on Assumptions and these rows recompute; the frontier throughput is interpolated "
         "by econ (rerun `econ report` after changing frontier.csv or a tier speed).",
-        f("note"),
     )
     # scalars above the timeline
     ws.write_string(3, 0, "Scalars", f("bold"))
@@ -663,9 +657,7 @@ def payback_sheet(wb, ctx: Context) -> None:
     ws = wb.add_worksheet("Payback")
     f, a, r, ref = ctx.f, ctx.a, ctx.r, ctx.refs
     H = int(a.values["horizon.months"])
-    ws.write_string(
-        0, 0, "Payback: net cash flow, cumulative cash, NPV (live formulas)", f("title")
-    )
+    sheet_header(ws, f, "Payback: net cash flow, cumulative cash, NPV (live formulas)")
     tl = Timeline(ws, f, H)
     rev_tl: Timeline = ctx.rows["revenue.timeline"]
     sub_r, api_r = (
@@ -844,9 +836,7 @@ def checks_sheet(wb, ctx: Context) -> None:
     f = ctx.f
     ws.set_column(0, 0, 46)
     ws.set_column(1, 3, 20)
-    ws.write_string(
-        0, 0, "Checks: the Python model's values beside the workbook's formulas", f("title")
-    )
+    sheet_header(ws, f, "Checks: the Python model's values beside the workbook's formulas")
     ws.write_string(1, 0, "Relative tolerance")
     ws.write_number(1, 1, 1e-9, f("in"))
     for j, h in enumerate(

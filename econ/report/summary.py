@@ -66,6 +66,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         ),
         "simple_breakeven_pro_users": simple["pro_users"],
         "simple_breakeven_share_of_mau": simple["share_of_mau"],
+        "totals": {k: float(v[0]) for k, v in r.totals.items()},
         "rent_vs_buy": tables.rent_vs_buy(a),
         "monthly": monthly,
     }
@@ -114,10 +115,13 @@ def text(h: dict[str, Any]) -> str:
         )
         + "."
     )
-    rent_total = sum(m["rent_usd"])
-    sub_total = sum(m["subscription_revenue_usd"])
-    api_total = sum(m["api_revenue_usd"])
-    peak = max(m["incremental_pro_subscribers"])
+    tot = h["totals"]
+    rent_total, sub_total, api_total = (
+        tot["rent_usd"],
+        tot["subscription_revenue_usd"],
+        tot["api_revenue_usd"],
+    )
+    peak = tot["peak_incremental_pro_subscribers"]
     lines.append(
         f"Behind it: {_usd(rent_total)} of rent over {T} months against {_usd(sub_total)} of Pro upgrades "
         f"(up to {peak:,.0f} extra Pro subscribers) and {_usd(api_total)} of ultrafast API tokens."
@@ -125,7 +129,7 @@ def text(h: dict[str, Any]) -> str:
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
         f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
-        f"{max(m['ultrafast_adoption']):.1%} of eligible users."
+        f"{tot['peak_ultrafast_adoption']:.1%} of eligible users."
     )
     lines.append(
         f"The articles' back-of-the-envelope: {h['simple_breakeven_pro_users']:,.0f} Pro users "

@@ -82,6 +82,13 @@ def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) ->
     ws.write_formula(row, col, formula, fmt, "" if _is_blank(v) else v)
 
 
+def sheet_header(ws, f: Formats, title: str, note: str | None = None) -> None:
+    """A sheet's title in A1 and an optional note in A2."""
+    ws.write_string(0, 0, title, f("title"))
+    if note:
+        ws.write_string(1, 0, note, f("note"))
+
+
 def write_table(
     ws, f: Formats, top: int, left: int, df: pd.DataFrame, formats: dict[str, str] | None = None
 ) -> int:

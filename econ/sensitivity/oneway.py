@@ -18,7 +18,8 @@ def tornado(
     """Evaluate base, then every variable at low and high, in ONE vectorised call.
 
     Returns a tidy frame: output, variable, low, high, base, output_base,
-    output_low, output_high, swing (|output_high - output_low|), sorted by
+    output_low, output_high, change_low and change_high (each minus the base
+    output), swing (|output_high - output_low|), sorted by
     swing within each output, largest first. ``nan_as`` gives the value a NaN
     output counts as when measuring the swing (e.g. no payback = the horizon).
     """
@@ -47,6 +48,8 @@ def tornado(
                     "output_base": y[0],
                     "output_low": lo_y,
                     "output_high": hi_y,
+                    "change_low": lo_y - y[0],
+                    "change_high": hi_y - y[0],
                     "swing": abs(ys[2 + 2 * j] - ys[1 + 2 * j]),
                 }
             )
