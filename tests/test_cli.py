@@ -349,3 +349,14 @@ def test_readme_names_only_commands_that_exist():
     ):
         assert cmd in text, cmd
     assert Path(ROOT / ".ci" / "run").exists()
+
+
+def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsys):
+    for name in ("sensitivity.csv", "correlations.csv", "grids.csv"):
+        (data_copy / name).unlink()
+    code, _, _ = run(["report", "--data", str(data_copy), "--out", str(tmp_path)], capsys)
+    assert code == 0
+    wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
+    assert wb.sheetnames == ["Cover", "Assumptions", "Capacity", "Costs", "Revenue", "Payback", "Checks"]
+    code, _, err = run(["sensitivity", "breakeven", "--data", str(data_copy)], capsys)
+    assert code == 2 and "sensitivity.csv: no uncertain inputs" in err

@@ -19,6 +19,11 @@ OUTPUTS = ["npv", "payback", "irr"]
 
 def problem_from(a: Assumptions) -> Problem:
     """The uncertain inputs of sensitivity.csv (base = the current value) and correlations.csv."""
+    if not a.sensitivity:
+        raise AssumptionError(
+            f"{a.data_dir / 'sensitivity.csv'}: no uncertain inputs (the file is missing or has no rows); "
+            "expected key,distribution,low,high,note rows"
+        )
     variables = []
     for s in a.sensitivity:
         rule = rule_for(s.key)
@@ -110,6 +115,7 @@ def run_cli(
     metric: str = "npv",
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
+    problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
         df = tornado(a)
         return df[df["output"] == metric].reset_index(drop=True)
@@ -130,6 +136,8 @@ def report_analysis(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict, dict]:
     """Everything the analysis sheets show, and the run facts for the Cover."""
+    if not a.sensitivity:
+        return {}, {"Sensitivity": f"none: {a.data_dir / 'sensitivity.csv'} is missing or empty"}
     out, kept, stats = monte_carlo(a, samples, seed, progress=progress)
     analysis = {
         "tornado": tornado(a),
