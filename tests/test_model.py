@@ -151,3 +151,16 @@ def test_fast_path_without_detail_gives_the_same_headline(base):
         np.testing.assert_array_equal(getattr(fast, name), getattr(full, name))
     np.testing.assert_allclose(fast.net_cash_flow, full.net_cash_flow, rtol=1e-13)
     assert fast.cumulative_cash is None and fast.revenue is None
+
+
+def test_no_eligible_users_leaves_adoption_at_its_share(base):
+    from econ.revenue.conversion import ultrafast_adoption
+
+    np.testing.assert_array_equal(
+        ultrafast_adoption(0.15, [10.0, 0.0], 1.0, 0.05, [0.0, 0.0]), [0.15, 0.15]
+    )
+    a = base.with_overrides(
+        [("market.plus_share_of_mau", "0"), ("market.pro_subscribers_start", "0")]
+    )
+    r = evaluate(a)
+    assert np.isfinite(r.npv[0]) and np.all(r.ultrafast_adoption[0, :30] == 0.15)

@@ -580,8 +580,9 @@ def revenue_sheet(wb, ctx: Context) -> None:
             f"{R('pool', m)}+" + (ref["market.pro_subscribers_start"] if m == 1 else R("P", m - 1))
         ),
         "adoption": lambda m: (
-            f"IF({M(m)}<={T},MIN({ref['tiers.ultrafast.adoption']},MAX(0,{R('streams', m)}-{R('api_streams', m)})"
-            f"/({ref['usage.peak_concurrency']}*{R('eligible', m)})),0)"
+            f"IF({M(m)}<={T},IF({ref['usage.peak_concurrency']}*{R('eligible', m)}>0,"
+            f"MIN({ref['tiers.ultrafast.adoption']},MAX(0,{R('streams', m)}-{R('api_streams', m)})"
+            f"/({ref['usage.peak_concurrency']}*{R('eligible', m)})),{ref['tiers.ultrafast.adoption']}),0)"
         ),
         "util": lambda m: (
             f"IF({R('streams', m)}>0,({R('api_streams', m)}+{ref['usage.peak_concurrency']}*{R('adoption', m)}"

@@ -22,13 +22,18 @@ def ultrafast_adoption(
     api_streams: ArrayLike,
     peak_concurrency: ArrayLike,
     eligible: ArrayLike,
+    out: Array | None = None,
 ) -> Array:
-    """a_u,t = min(adoption, max(0, C_t - S_api,t) / (peak_concurrency x E_t)) [share of eligible users]."""
-    free = np.maximum(0.0, np.asarray(streams, float) - np.asarray(api_streams, float))
-    return np.minimum(
-        np.asarray(adoption, float),
-        free / (np.asarray(peak_concurrency, float) * np.asarray(eligible, float)),
+    """a_u,t = min(adoption, max(0, C_t - S_api,t) / (peak_concurrency x E_t)) [share of eligible users].
+
+    With no eligible users (E_t = 0) the capacity does not bind and a_u,t = adoption.
+    """
+    free = np.maximum(np.subtract(streams, api_streams), 0.0)
+    need = np.multiply(peak_concurrency, eligible)
+    room = np.divide(
+        free, need, out=np.full(np.broadcast(free, need).shape, np.inf), where=need > 0
     )
+    return np.minimum(adoption, room, out=out)
 
 
 @dataclass(frozen=True)
@@ -96,17 +101,11 @@ def pro_paths(
     p0 = p.copy()
     lift = np.broadcast_to(s_ultra - s_std, (H, N))  # SF_ultra - SF_std: what an adopter adds to h
     tmp = np.empty(N)
-    free = np.empty(N)
     for t in range(H):
         pool = plus_pool[t]
         np.add(pool, p, out=E[t])
         if t + 1 <= term_months:
-            # a_u = min(adoption, max(0, C - S_api) / (peak concurrency x E))
-            np.subtract(streams[t], api_streams[t], out=free)
-            np.maximum(free, 0.0, out=free)
-            np.multiply(pc, E[t], out=tmp)
-            np.divide(free, tmp, out=free)
-            np.minimum(au_max, free, out=A[t])
+            ultrafast_adoption(au_max, streams[t], api_streams[t], pc, E[t], out=A[t])
         # h = (1 - a_f - a_u) SF_std + a_f SF_fast + a_u SF_ultra = h0 + a_u (SF_ultra - SF_std)
         np.multiply(A[t], lift[t], out=Hh[t])
         Hh[t] += h0[t]
