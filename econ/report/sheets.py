@@ -121,10 +121,13 @@ def cover_sheet(ws, ctx: Context) -> None:
     ):
         ws.write_string(row, 0, label)
         ref = ctx.rows.get(f"headline.{key}")
+        value = h[key]
+        if value is None:  # no payback within the horizon, or no IRR
+            value = "none" if "payback" in key else "undefined"
         if ref:
-            write_formula(ws, row, 1, f"={ref}", h[key], f(fmt))
+            write_formula(ws, row, 1, f"={ref}", value, f(fmt))
         else:
-            write_cell(ws, row, 1, h[key], f(fmt))
+            write_cell(ws, row, 1, value, f(fmt))
         row += 1
     row += 1
     info = [
@@ -791,6 +794,7 @@ def payback_sheet(wb, ctx: Context) -> None:
         formula = f'=IF(MIN({tl.span(cum)})>=0,0,IF(COUNT({tl.span(cross)})=0,"none",MIN({tl.span(cross)})))'
         value = h[key]
         write_formula(ws, row, 2, formula, "none" if value is None else value, f("num2"))
+        ctx.rows[f"headline.{key}"] = f"Payback!$C${row + 1}"
         if value is not None:
             ctx.checks.append((f"{label} [month]", value, f"Payback!$C${row + 1}"))
         tl.next += 1
@@ -798,6 +802,7 @@ def payback_sheet(wb, ctx: Context) -> None:
     ws.write_string(row, 0, "Shortfall at the horizon")
     ws.write_string(row, 1, "USD")
     write_formula(ws, row, 2, f"=MAX(0,-{tl.ref(cum_row, H)})", h["shortfall_usd"], f("usd"))
+    ctx.rows["headline.shortfall_usd"] = f"Payback!$C${row + 1}"
     ctx.checks.append(
         ("Shortfall at the horizon [USD]", h["shortfall_usd"], f"Payback!$C${row + 1}")
     )
