@@ -31,7 +31,10 @@ def problem_from(a: Assumptions) -> Problem:
         try:
             variables.append(Variable(s.key, s.distribution, s.low, s.high, a.num(s.key), clip))
         except ProblemError as exc:
-            raise AssumptionError(f"{a.data_dir / 'sensitivity.csv'} row {s.row}: {exc}") from None
+            raise AssumptionError(
+                f"{a.data_dir / 'sensitivity.csv'} row {s.row}, columns low/high: {exc}; widen the range "
+                "there (or leave the sensitivity out: econ report --no-sensitivity)"
+            ) from None
     names = [v.name for v in variables]
     corr = None
     if a.correlations:

@@ -78,3 +78,12 @@ def test_non_positive_definite_correlations_name_the_file(data_copy):
         match=r"correlations\.csv: the rank correlations are not a valid correlation matrix",
     ):
         run.problem_from(load(data_copy))
+
+
+def test_a_base_outside_its_range_is_explained(base):
+    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "8")])
+    with pytest.raises(
+        AssumptionError,
+        match=r"sensitivity\.csv row \d+, columns low/high: .*the base value 8 \(the mode\) lies outside \[2, 6\]; widen the range",
+    ):
+        run.problem_from(a)
