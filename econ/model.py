@@ -48,9 +48,11 @@ class Params:
                 n = arr.size
             self.over[k] = arr
         self.n = n
+        self.read: set[str] = set()  # the keys the evaluation asked for
 
     def __call__(self, key: str) -> Array:
         """The key's values, shape (N,) where it varies and (1,) where it does not (broadcasts)."""
+        self.read.add(key)
         if key in self.over:
             return self.over[key]
         return np.array([float(self.a.values[key])])
@@ -93,6 +95,8 @@ class Results:
     parts: dict[str, Array] | None = None
     # sums over the horizon for the summary, each (N,) (detail only)
     totals: dict[str, Array] | None = None
+    # the numeric keys this evaluation read: no other key can move its results
+    inputs_read: frozenset[str] = frozenset()
 
     @property
     def n(self) -> int:
@@ -142,9 +146,11 @@ def evaluate(
     s_api = v / (s_u[None, :] * SECONDS_PER_MONTH)
 
     # users and quota consumption
-    plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * (
-        1.0 + row("market.mau_growth_monthly")
-    ) ** (t - 1.0)
+    # exp/log1p rather than **: numpy's power can differ in the last bit with an element's
+    # position in the array, which would make results depend on the chunk size
+    plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
+        (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
+    )
     log_e = quota.log_token_efficiency(row("usage.token_efficiency_gain_annual"), t)
     s_std = p("tiers.standard.tokens_per_s")
     factors = {
@@ -256,6 +262,7 @@ def evaluate(
         rent_npv=vec((rent * d).sum(axis=0)),
         throughput_per_mw=vec(thr),
         pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
+        inputs_read=frozenset(p.read),
         totals=None
         if not detail
         else {

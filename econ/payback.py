@@ -133,17 +133,12 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
 
 
 def _npv_and_slope(fs: Array, y: Array) -> tuple[Array, Array]:
-    """sum_t c_t e^(-t y) and its derivative in y for each row of fs (M, n).
+    """sum_t c_t e^(-t y) and its derivative in y for each row of fs (M, n), by Horner's scheme.
 
-    Horner's scheme over the periods for many rows (few passes over long
-    vectors); explicit powers for a few rows (few numpy calls).
+    Only additions and multiplications per row, so a row's result never depends on
+    the other rows it is computed with (chunk sizes do not change the numbers).
     """
-    m, n = fs.shape
     v = np.exp(-y)
-    if m < 2048:
-        powers = np.cumprod(np.broadcast_to(v[:, None], (m, n)), axis=1)
-        t = np.arange(1, n + 1, dtype=float)
-        return np.einsum("ij,ij->i", fs, powers), -np.einsum("ij,ij->i", fs * t, powers)
     coef = np.ascontiguousarray(fs[:, ::-1].T)  # (n, M): c_n .. c_1, one contiguous row per period
     # Q(v) = c_1 + c_2 v + ... + c_n v^(n-1); NPV = v Q(v), dNPV/dy = -v (Q + v Q')
     q = coef[0].copy()
@@ -222,7 +217,7 @@ def _polish(
 
 def annualise(monthly_rate: ArrayLike) -> Array:
     """(1 + x)^12 - 1."""
-    return (1.0 + np.asarray(monthly_rate, float)) ** 12 - 1.0
+    return np.expm1(12.0 * np.log1p(np.asarray(monthly_rate, float)))
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,15 @@ def consumption_factor(
     speed_elasticity: ArrayLike,
 ) -> Array:
     """f_i = usage_multiplier_i x (s_i / s_standard)^elasticity [quota units per standard token]."""
-    return np.asarray(usage_multiplier, float) * (
-        np.asarray(speed, float) / np.asarray(speed_standard, float)
-    ) ** np.asarray(speed_elasticity, float)
+    ratio = np.asarray(speed, float) / np.asarray(speed_standard, float)
+    return np.asarray(usage_multiplier, float) * np.exp(
+        np.asarray(speed_elasticity, float) * np.log(ratio)
+    )
 
 
 def token_efficiency(gain_annual: ArrayLike, t: ArrayLike) -> Array:
     """e_t = (1 - gain)^((t - 1) / 12): tokens a task takes in month t relative to month 1."""
-    return (1.0 - np.asarray(gain_annual, float)) ** ((np.asarray(t, float) - 1.0) / 12.0)
+    return np.exp(log_token_efficiency(gain_annual, t))
 
 
 def lognormal_sf(x: ArrayLike, sigma: ArrayLike) -> Array:

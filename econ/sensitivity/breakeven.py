@@ -14,7 +14,7 @@ from econ.assumptions import (
     rule_for,
     unknown_key_message,
 )
-from econ.model import metric
+from econ.model import evaluate, metric
 from econ.payback import GoalSeek, goal_seek
 
 TARGETS = {"npv": "npv", "payback": "cumulative_at_term"}
@@ -66,6 +66,16 @@ def goal_seek_key(
     lo, hi = search_range(a, key, low, high)
     name = TARGETS[target]
     label = "NPV" if target == "npv" else "cumulative cash at the end of the term"
+    if key not in evaluate(a, detail=False).inputs_read:
+        return GoalSeek(
+            key,
+            label,
+            None,
+            (lo, hi),
+            a.num(key),
+            f"{label} does not depend on {key}: the payback model does not read it "
+            "(it moves the capacity, cost or latency tables only)",
+        )
     res = goal_seek(
         lambda xs: metric(a, {key: xs}, name), lo, hi, base=a.num(key), key=key, target=label
     )

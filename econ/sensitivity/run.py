@@ -91,8 +91,13 @@ def monte_carlo(
     keep: int = 2_000,
     progress: Callable[[int, int], None] | None = None,
 ):
-    """Samples' outputs, the first ``keep`` samples with inputs, and the statistics."""
-    prob = problem_from(a)
+    """Samples' outputs, the first ``keep`` samples with inputs, and the statistics.
+
+    Only the uncertain inputs that the payback model reads are sampled: the others
+    (buy side, other platforms' frontiers, agent latency) cannot move NPV,
+    payback or IRR, and drawing them would only cost time.
+    """
+    prob = problem_from(a).subset(evaluate(a, detail=False).inputs_read)
     out, kept = montecarlo.evaluate(
         model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, progress
     )
@@ -101,11 +106,22 @@ def monte_carlo(
 
 
 def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.DataFrame:
-    prob = problem_from(a)
+    """Sobol indices of every key in sensitivity.csv; keys the payback model does not read are
+    listed with indices of exactly zero instead of being evaluated."""
+    full = problem_from(a)
+    prob = full.subset(evaluate(a, detail=False).inputs_read)
     A, B = sobol.sample(prob, n, seed)
     nan_as = float(a.values["horizon.months"]) if metric == "payback" else None
     fa, fb, fab = sobol.evaluate(model_function(a), prob, A, B, metric, nan_as=nan_as)
     df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
+    df["note"] = ""
+    unread = [v for v in full.names if v not in set(prob.names)]
+    zeros = pd.DataFrame(
+        {"variable": unread, "note": "not read by the payback model: zero by construction"}
+    )
+    for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high"):
+        zeros[c] = 0.0
+    df = pd.concat([df, zeros[df.columns]], ignore_index=True)
     df.insert(0, "output", metric)
     return df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
 

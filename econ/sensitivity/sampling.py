@@ -126,6 +126,12 @@ class Problem:
     def base(self) -> dict[str, float]:
         return {v.name: v.base for v in self.variables}
 
+    def subset(self, names: set[str] | frozenset[str]) -> Problem:
+        """The variables in ``names`` (in this problem's order) and their correlations."""
+        keep = [j for j, v in enumerate(self.variables) if v.name in names]
+        corr = None if self.correlation is None else self.correlation[np.ix_(keep, keep)]
+        return Problem(tuple(self.variables[j] for j in keep), corr)
+
     def transform(self, u: np.ndarray) -> dict[str, np.ndarray]:
         """Uniforms (n, d) -> {name: values (n,)} through each inverse CDF."""
         return {v.name: v.ppf(u[:, j]) for j, v in enumerate(self.variables)}
