@@ -161,7 +161,9 @@ def test_goal_seek_command(capsys):
     res = json.loads(out)
     assert code == 0 and 9e9 < res["value"] < 1e10 and res["bracket"] == [9e9, 11e9]
     code, out, _ = run(["goal-seek", "buy.pue", "--data", str(DATA)], capsys)
-    assert "no value of buy.pue" in out
+    assert "NPV does not depend on buy.pue" in out
+    code, out, _ = run(["goal-seek", "finance.discount_rate_annual", "--data", str(DATA)], capsys)
+    assert code == 0 and "no value of finance.discount_rate_annual in [0.06, 0.15]" in out
 
 
 def test_sensitivity_commands(capsys, tmp_path):
