@@ -173,11 +173,12 @@ def iman_conover(x: np.ndarray, target: np.ndarray, rng: np.random.Generator) ->
 
     Each column keeps its values (so every marginal is preserved); only their
     order changes (Iman and Conover 1982, with van der Waerden scores). Columns
-    that take part in no correlation are left as they are.
+    that take part in no correlation are left as they are, and so is a sample
+    with too few rows to carry a correlation (n <= the number of linked columns).
     """
     n, d = x.shape
     linked = np.flatnonzero((np.abs(target - np.eye(d)) > 0).any(axis=1))
-    if linked.size < 2:
+    if linked.size < 2 or n <= linked.size:
         return x
     sub = target[np.ix_(linked, linked)]
     k = linked.size

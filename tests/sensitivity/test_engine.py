@@ -186,6 +186,13 @@ def test_monte_carlo_statistics_of_a_known_distribution():
     )
 
 
+def test_a_last_block_of_one_row_is_sampled():
+    from econ.sensitivity.sampling import BLOCK
+
+    u = np.concatenate(list(iter_uniforms(_linear_problem(), BLOCK + 1, seed=3, chunk=BLOCK)))
+    assert u.shape == (BLOCK + 1, 3) and np.isfinite(u).all()
+
+
 def test_seed_is_required():
     with pytest.raises(ProblemError, match="seed is required"):
         next(iter_uniforms(_linear_problem(), 10, None))
