@@ -192,8 +192,18 @@ def _polish(
             newton = y - p / dp
             false_pos = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
         false_pos = np.where((false_pos > lo) & (false_pos < hi), false_pos, 0.5 * (lo + hi))
-        y_new = np.where((newton > lo) & (newton < hi), newton, false_pos)
-        done = (np.abs(y_new - y) <= tol) | (p == 0) | (hi - lo <= tol)
+        use_newton = (newton > lo) & (newton < hi)
+        y_new = np.where(use_newton, newton, false_pos)
+        step = np.abs(y_new - y)
+        # Newton converges quadratically: after a step of s the error is about (g''/2g') s^2,
+        # and |g''/g'| stays near the number of periods, so a Newton step below sqrt(tol / n)
+        # already lands within tol: accept it without another evaluation.
+        done = (
+            (step <= tol)
+            | (use_newton & (step * step * fs.shape[1] <= tol))
+            | (p == 0)
+            | (hi - lo <= tol)
+        )
         y_new = np.where(p == 0, y, y_new)
         if done.any():
             res[idx[done]] = y_new[done]
