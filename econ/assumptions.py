@@ -359,6 +359,7 @@ def unknown_key_message(key: str, known: Iterable[str]) -> str:
 _NUMBER_DOT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+([eE][+-]?\d+)?$")
+_EURO_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")  # 10.000.000,5
 
 
 def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[tuple[int, dict]]]:
@@ -414,7 +415,10 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
 
 
 def _decimal_comma(cell: str) -> str:
+    """European Excel's numbers: decimal commas, and points as thousands separators."""
     s = cell.strip()
+    if _EURO_THOUSANDS.match(s):
+        return s.replace(".", "").replace(",", ".")
     if _DECIMAL_COMMA.match(s):
         return s.replace(",", ".")
     return cell

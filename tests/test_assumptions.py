@@ -248,7 +248,11 @@ def test_european_excel_semicolons_and_decimal_commas_load(data_copy, base):
     w = csv.writer(out, delimiter=";", lineterminator="\r\n")
     for r in rows:
         w.writerow([c.replace(".", ",") if re.fullmatch(r"-?\d+\.\d+", c) else c for c in r])
-    p.write_bytes(b"\xef\xbb\xbf" + out.getvalue().encode())
+    text = out.getvalue().replace(
+        "contract.value_usd;10000000000", "contract.value_usd;10.000.000.000"
+    )
+    assert "10.000.000.000" in text  # points as thousands separators, as European Excel writes them
+    p.write_bytes(b"\xef\xbb\xbf" + text.encode())
     a = load(data_copy)
     assert a["market.plus_share_of_mau"] == 0.03
     assert a.values == base.values
