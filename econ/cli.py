@@ -6,6 +6,7 @@ import argparse
 import json
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 from econ import __version__
@@ -154,7 +155,12 @@ def resolve(args: argparse.Namespace) -> Assumptions:
     return a.with_overrides(pairs) if pairs else a
 
 
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    return f"econ: warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.formatwarning = _warning_line  # one plain line per warning, no source paths
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
