@@ -16,9 +16,8 @@ from numpy.typing import ArrayLike, NDArray
 from econ.assumptions import STRUCTURAL_KEYS, AssumptionError, Assumptions, unknown_key_message
 from econ.compute import capacity as cap
 from econ.compute import cost
-from econ.constants import SECONDS_PER_MONTH
 from econ.payback import annualise, irr, payback_month, shortfall
-from econ.revenue import conversion, quota
+from econ.revenue import conversion, quota, revenue
 
 Array = NDArray[np.float64]
 
@@ -141,9 +140,9 @@ def evaluate(
     except cap.FrontierRangeError as exc:
         raise AssumptionError(f"tiers.ultrafast.tokens_per_s: {exc}") from None
     online = cap.online_share(t, row("contract.ramp_months"), T)
-    streams = online * (p("contract.mw") * cap.users_per_mw(thr, s_u))[None, :]
-    v = online * row("api.ultrafast_tokens_per_month")
-    s_api = v / (s_u[None, :] * SECONDS_PER_MONTH)
+    streams = cap.streams(online, row("contract.mw"), thr[None, :], s_u[None, :])
+    v = revenue.api_tokens(row("api.ultrafast_tokens_per_month"), online)
+    s_api = revenue.api_streams(v, s_u[None, :])
 
     # users and quota consumption
     # exp/log1p rather than **: numpy's power can differ in the last bit with an element's
@@ -189,19 +188,19 @@ def evaluate(
         peak_concurrency=p("usage.peak_concurrency"),
         term_months=T,
     )
-    uplift = row("plans.pro.price_usd_month") - row("plans.plus.price_usd_month")
-    api = v * (row("tiers.ultrafast.price_per_mtok_usd") / 1e6)
+    prices = (row("plans.pro.price_usd_month"), row("plans.plus.price_usd_month"))
+    api = revenue.api_revenue(v, row("tiers.ultrafast.price_per_mtok_usd"))
     keep = 1.0 - row("finance.variable_cost_share")
     if detail:
         d_pro = path.pro - path.pro_counterfactual
-        sub = d_pro * uplift
+        sub = revenue.subscription_revenue(path.pro, path.pro_counterfactual, *prices)
         rev = sub + api
         cf = rev * keep - rent
     else:  # the same arithmetic in place: the (H, N) intermediates are not kept
         d_pro = sub = rev = None
-        cf = np.empty((H, p.n))
-        np.subtract(path.pro, path.pro_counterfactual, out=cf)
-        cf *= uplift
+        cf = revenue.subscription_revenue(
+            path.pro, path.pro_counterfactual, *prices, out=np.empty((H, p.n))
+        )
         cf += api
         cf *= keep
         cf -= rent

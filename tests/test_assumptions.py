@@ -340,9 +340,24 @@ def test_bad_scenario_row_is_named(data_copy):
         a.with_scenario("bad")
 
 
-def test_bundled_defaults_are_the_repository_data(base):
-    bundled = econ.load(None)
-    assert bundled.bundled and bundled.values == base.values
+def test_the_installed_package_ships_the_repository_data(tmp_path):
+    """Outside this checkout, the econ that Python imports (the wheel, in CI) carries data/ as it is here."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import DATA
+
+    code = "import econ.assumptions as a; print(a.bundled_data_dir())"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert res.returncode == 0, res.stderr
+    shipped = Path(res.stdout.strip())
+    for p in sorted(DATA.rglob("*.csv")):
+        assert (shipped / p.relative_to(DATA)).read_bytes() == p.read_bytes(), p.name
+    assert econ.load(shipped).values == econ.load(DATA).values
 
 
 def test_every_scalar_or_frontier_guesstimate_has_a_sensitivity_range(base):

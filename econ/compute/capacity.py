@@ -193,6 +193,11 @@ def ramp_share(t: Array, ramp_months: ArrayLike, term_months: ArrayLike) -> Arra
     return online_share(np.asarray(t, float)[None, :], ramp, term)
 
 
+def streams(online: ArrayLike, mw: ArrayLike, throughput: ArrayLike, speed: ArrayLike) -> Array:
+    """C_t = Thr(s_ultra) x MW_t / s_ultra, with MW_t = mw x the share online. Arguments broadcast."""
+    return np.asarray(online, float) * (np.asarray(mw, float) * users_per_mw(throughput, speed))
+
+
 def contract_streams(
     mw: ArrayLike,
     ramp_months: ArrayLike,
@@ -201,11 +206,8 @@ def contract_streams(
     speed: ArrayLike,
     horizon: int,
 ) -> Array:
-    """Concurrent ultrafast streams the contract can serve each month, C_t, shape (N, H).
-
-    C_t = Thr(s_ultra) x MW_t / s_ultra with MW_t = mw x min(1, t/ramp) for t <= T, else 0.
-    """
-    t = months(horizon)
-    mw_t = np.atleast_1d(np.asarray(mw, float))[:, None] * ramp_share(t, ramp_months, term_months)
-    per_mw = np.atleast_1d(users_per_mw(throughput, speed))[:, None]
-    return mw_t * per_mw
+    """streams() for months 1..H across and scenarios down, shape (N, H)."""
+    col = lambda x: np.atleast_1d(np.asarray(x, float))[:, None]  # noqa: E731
+    return streams(
+        ramp_share(months(horizon), ramp_months, term_months), col(mw), col(throughput), col(speed)
+    )

@@ -2,7 +2,8 @@
 
 Everything attributed to the deal is the difference against the counterfactual
 without the ultrafast tier: upgraders pay Pro and stop paying Plus, and the API
-sells ultrafast tokens.
+sells ultrafast tokens. All arguments broadcast against each other, in any
+layout (the model passes months down, scenarios across).
 """
 
 from __future__ import annotations
@@ -15,24 +16,35 @@ from econ.constants import SECONDS_PER_MONTH
 Array = NDArray[np.float64]
 
 
-def api_tokens(tokens_per_month: ArrayLike, ramp: Array) -> Array:
-    """V_t [tokens/month] = api tokens x min(1, t/ramp) for t <= T, else 0; ``ramp`` is the (N, H) ramp share."""
-    return np.atleast_1d(np.asarray(tokens_per_month, float))[:, None] * ramp
+def api_tokens(tokens_per_month: ArrayLike, online_share: ArrayLike) -> Array:
+    """V_t [tokens/month]: the API's ultrafast tokens, ramping with the contracted capacity."""
+    return np.multiply(tokens_per_month, online_share)
 
 
-def api_streams(tokens: Array, speed: ArrayLike) -> Array:
+def api_streams(tokens: ArrayLike, speed: ArrayLike) -> Array:
     """S_api,t: concurrent streams the API needs, V_t / (s_ultra x SECONDS_PER_MONTH)."""
-    return tokens / (np.atleast_1d(np.asarray(speed, float))[:, None] * SECONDS_PER_MONTH)
+    return np.asarray(tokens, float) / (np.asarray(speed, float) * SECONDS_PER_MONTH)
 
 
 def subscription_revenue(
-    incremental_pro: Array, price_pro: ArrayLike, price_plus: ArrayLike
+    pro: ArrayLike,
+    pro_counterfactual: ArrayLike,
+    price_pro: ArrayLike,
+    price_plus: ArrayLike,
+    out: Array | None = None,
 ) -> Array:
-    """dP_t x (price_pro - price_plus) [USD/month]: upgraders stop paying Plus."""
-    uplift = np.atleast_1d(np.asarray(price_pro, float) - np.asarray(price_plus, float))[:, None]
-    return incremental_pro * uplift
+    """(P_t - P0_t) x (price_pro - price_plus) [USD/month]: upgraders stop paying Plus.
+
+    ``out`` (full shape) lets the caller compute it in place.
+    """
+    uplift = np.subtract(price_pro, price_plus)
+    if out is None:
+        return np.subtract(pro, pro_counterfactual) * uplift
+    np.subtract(pro, pro_counterfactual, out=out)
+    out *= uplift
+    return out
 
 
-def api_revenue(tokens: Array, price_per_mtok: ArrayLike) -> Array:
+def api_revenue(tokens: ArrayLike, price_per_mtok: ArrayLike) -> Array:
     """V_t x price per million tokens / 1e6 [USD/month]."""
-    return tokens * np.atleast_1d(np.asarray(price_per_mtok, float))[:, None] / 1e6
+    return np.asarray(tokens, float) * (np.asarray(price_per_mtok, float) / 1e6)
