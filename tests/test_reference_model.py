@@ -1,0 +1,439 @@
+"""Hand-worked checks of the reference model itself (MODEL.md version 2), independent of econ."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reference_model as rm  # noqa: E402
+
+SPM, SPW = 2_629_800, 604_800
+PHI_M1 = 0.15865525393145707  # standard normal CDF at -1 (tables)
+SQRT_E = math.exp(0.5)
+
+
+# ------------------------------------------------------------------ 3.2-3.4 layout and envelope
+
+
+def _layout(**over) -> dict:
+    """A dense 2e12-parameter 16-bit model on b300 and wse3, efficiency 1, no latencies."""
+    v = {
+        "model.params": 2e12,
+        "model.bytes_per_param": 2,
+        "model.active_param_share": 1.0,
+        "model.kv_bytes_per_token": 5.2e5,
+        "model.context_tokens": 4096,
+        "model.speculative_speedup": 1.0,
+        "model.layers": 128,
+        "model.d_model": 36000,
+        "model.prefill_tokens_per_output": 1.0,
+        "facility.pue": 1.2,
+    }
+    for p, (mem, bw, g, power) in {"b300": (288, 8, 72, 2.17), "wse3": (44, 21_000, 1, 23)}.items():
+        v |= {
+            f"hardware.{p}.memory_gb": mem,
+            f"hardware.{p}.bandwidth_tb_s": bw,
+            f"hardware.{p}.domain_chips": g,
+            f"hardware.{p}.power_kw": power,
+            f"hardware.{p}.tflops": 1e9,  # compute never binds in these examples
+            f"hardware.{p}.hop_latency_us": 0.0,
+            f"hardware.{p}.layer_latency_us": 0.0,
+            f"hardware.{p}.link_gb_s": "",
+            f"hardware.{p}.efficiency": 1.0,
+        }
+    return v | over
+
+
+def test_layout_examples_of_the_specification():
+    v = _layout()
+    b, w = rm.envelope(v, "b300", 54), rm.envelope(v, "wse3", 54)
+    # b300: 4e12 bytes / 288e9 = 13.9 -> 14 GPUs, one NVL72 stage; 4e12 / (72 x 8e12) = 1/144 s
+    assert (b["n_w"], b["k_min"]) == (14, 1)
+    assert b["ceiling_tokens_per_s"] == pytest.approx(144, rel=1e-12)
+    # wse3: 4e12 / 44e9 = 90.9 -> 91 wafers, 91 single-wafer stages; 4e12 / 21e15 = 1/5250 s
+    assert (w["n_w"], w["k_min"]) == (91, 91)
+    assert w["ceiling_tokens_per_s"] == pytest.approx(5250, rel=1e-12)
+    # twice the parameters: 28 GPUs (still one stage), 182 wafers; both ceilings halve
+    v2 = _layout(**{"model.params": 4e12})
+    assert rm.envelope(v2, "b300", 54)["n_w"] == 28
+    assert rm.envelope(v2, "wse3", 54)["n_w"] == 182
+    assert rm.envelope(v2, "b300", 54)["ceiling_tokens_per_s"] == pytest.approx(72, rel=1e-12)
+    assert rm.envelope(v2, "wse3", 54)["ceiling_tokens_per_s"] == pytest.approx(2625, rel=1e-12)
+    # one byte a parameter: 7 GPUs, 46 wafers; both ceilings double
+    v1 = _layout(**{"model.bytes_per_param": 1})
+    assert rm.envelope(v1, "b300", 54)["n_w"] == 7
+    assert rm.envelope(v1, "wse3", 54)["n_w"] == 46
+    assert rm.envelope(v1, "b300", 54)["ceiling_tokens_per_s"] == pytest.approx(288, rel=1e-12)
+    assert rm.envelope(v1, "wse3", 54)["ceiling_tokens_per_s"] == pytest.approx(10_500, rel=1e-12)
+
+
+def test_envelope_bandwidth_bound_b300_by_hand():
+    # b300 at 100 tok/s, a 1 us hop (k = 1 has no hop, so it wins over k >= 2).
+    # K = {1, 2, 3, 4, 6, 8, 12, 16}. KV = 4096 x 5.2e5 = 2.12992e9 bytes, R = 576e12 B/s.
+    # k = 1: B_bw = (0.01 - 4e12 / 576e12) / (2.12992e9 / 576e12) = 0.44 / 144 x 576e12 / 2.12992e9
+    #            = 1.76e12 / 2.12992e9 = 826.3 streams (B_mem = 16.736e12 / 2.12992e9 = 7,858)
+    # faster s' (125, 150 > 144 excluded) only lowers B_bw x s' = (1 - s' W/R) / (KV/R)
+    # Phys = B x 100 x 1000 / (72 x 2.17 x 1.2)
+    v = _layout(**{"hardware.b300.hop_latency_us": 1.0})
+    e = rm.envelope(v, "b300", 100)
+    assert e["physics_tokens_per_s_per_mw"] == pytest.approx(
+        1.76e12 / 2.12992e9 * 1e5 / (72 * 2.17 * 1.2), rel=1e-12
+    )
+    assert (e["stages"], e["physics_speed"]) == (1, 100)
+    # above the ceiling: nothing, and no layout reported
+    e = rm.envelope(v, "b300", 150)
+    assert (e["physics_tokens_per_s_per_mw"], e["stages"], e["physics_speed"]) == (0.0, None, None)
+
+
+def test_envelope_memory_bound_wse3_serves_slow_users_faster():
+    # wse3 at 100 tok/s: memory binds, B_mem = (k x 44e9 - 4e12) / (k x 2.12992e9) does not depend on
+    # the speed, so the fastest allowed s' = 8 x 100 = 800 and the most stages, k = 16 x 91 = 1,456, win:
+    # B_mem = (1456 x 44e9 - 4e12) / (1456 x 2.12992e9) = 6.0064e13 / 3.10116352e12 = 19.37;
+    # B_bw at 800: (1/800 - 4e12 / 21e15) / (2.12992e9 / 21e15) = 10,447 (not binding)
+    e = rm.envelope(_layout(), "wse3", 100)
+    b_mem = 6.0064e13 / 3.10116352e12
+    assert (e["stages"], e["physics_speed"]) == (1456, 800)
+    assert e["physics_tokens_per_s_per_mw"] == pytest.approx(
+        b_mem * 800 * 1000 / (23 * 1.2), rel=1e-12
+    )
+
+
+# ------------------------------------------------------------------ 5.2 truncated lognormal
+
+
+@pytest.mark.parametrize(
+    ("median", "quota", "sigma"),
+    [(5e5, 2e6, 1.2), (3e6, 2e7, 1.2), (5e5, 5e5, 0.8), (2e6, 5e5, 1.6), (1e5, 1e7, 0.5)],
+)
+def test_truncated_lognormal_mean_against_quadrature(median, quota, sigma):
+    from scipy.integrate import quad
+    from scipy.stats import lognorm
+
+    # x = median y: E[min(x, c)] = median x integral of min(y, c / median) times the lognormal
+    # density of median 1 (quad converges on this scale, not on raw token counts)
+    pdf, k = lognorm(s=sigma).pdf, quota / median
+    kw = {"epsabs": 0, "epsrel": 1e-11, "limit": 200}
+    below, _ = quad(lambda y: min(y, k) * pdf(y), 0, k, **kw)
+    above, _ = quad(lambda y: min(y, k) * pdf(y), k, math.inf, **kw)
+    sf, w = rm._lognormal_cap(median, quota, sigma)
+    assert w == pytest.approx(median * (below + above), rel=1e-10)
+    assert sf == pytest.approx(lognorm(s=sigma, scale=median).sf(quota), rel=1e-9, abs=1e-15)
+
+
+def test_pchip_matches_scipy():
+    from scipy.interpolate import PchipInterpolator
+
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(2, 7)
+        xs = [math.log(x) for x in sorted(rng.sample(range(5, 3000), n))]
+        ys = sorted(
+            (math.log(rng.choice([rng.uniform(1e3, 1e7), 5e5])) for _ in range(n)), reverse=True
+        )
+        mine, ref = rm._pchip(xs, ys), PchipInterpolator(xs, ys)
+        for x in [*xs, *(rng.uniform(xs[0], xs[-1]) for _ in range(5))]:
+            assert mine(x) == pytest.approx(float(ref(x)), rel=1e-14, abs=1e-14)
+
+
+# ------------------------------------------------------------------ 6. payback and IRR conventions
+
+
+def test_payback_conventions():
+    assert rm._payback([1.0, 0.0, 2.0]) == 0.0  # never negative
+    assert rm._payback([-1.0, -1.0, 0.5]) is None  # never recovers
+    assert rm._payback([-10.0, 20.0, -15.0]) is None  # recovers, dips, ends short
+    assert rm._payback([-10.0, 4.0, 8.0]) == pytest.approx(2 + 6 / 8)  # K = -10, -6, 2
+    assert rm._payback([-10.0, 20.0, -15.0, 10.0]) == pytest.approx(
+        3 + 5 / 10
+    )  # the lasting recovery
+
+
+def test_irr_root_nearest_zero():
+    assert rm._irr([-100.0, 0.0, 121.0]) == pytest.approx(1.1**12 - 1, rel=1e-12)
+    # (1 + x) = 1.1 or 1.2 -> 10 % a month
+    assert rm._irr([-100.0, 230.0, -132.0]) == pytest.approx(1.1**12 - 1, rel=1e-12)
+    # (1 + x) = 0.9 or 1.2 -> -10 % a month
+    assert rm._irr([-100.0, 210.0, -108.0]) == pytest.approx(0.9**12 - 1, rel=1e-12)
+    assert rm._irr([1.0, 2.0]) is None  # no sign change
+    assert rm._irr([1.0, -3.0, 3.0]) is None  # 1 - 3z + 3z^2 > 0 for every z
+
+
+# ------------------------------------------------------------------ a three-month scenario by hand
+
+
+def _tiny(**over) -> dict:
+    v = {
+        "contract.value_usd": 60_000,
+        "contract.mw": 3,
+        "contract.term_months": 2,
+        "contract.ramp_months": 2,
+        "contract.pay_as_delivered": 1,
+        "contract.platform": "x",
+        "capacity.basis": "data",
+        "horizon.months": 3,
+        "finance.discount_rate_annual": 0.10,
+        "finance.variable_cost_share": 0.10,
+        "finance.terminal_value": 1,
+        "market.mau": 1000,
+        "market.mau_growth_monthly": 0.0,
+        "market.plus_share_of_mau": 0.1,
+        "market.pro_subscribers_start": 10,
+        "plans.plus.price_usd_month": 20,
+        "plans.pro.price_usd_month": 200,
+        "plans.plus.weekly_quota_tokens": 1e9,
+        "plans.plus.median_weekly_tokens": 1e3,
+        "plans.pro.weekly_quota_tokens": 1e19,
+        "plans.pro.median_weekly_tokens": 1e7,
+        "tiers.standard.tokens_per_s": 10,
+        "tiers.fast.tokens_per_s": 20,
+        "tiers.ultrafast.tokens_per_s": 100,
+        "tiers.standard.usage_multiplier": 1,
+        "tiers.fast.usage_multiplier": 1,
+        "tiers.ultrafast.usage_multiplier": 1e6,
+        "tiers.fast.adoption": 0.2,
+        "tiers.ultrafast.adoption": 0.1,
+        "tiers.ultrafast.price_per_mtok_usd": 40,
+        "usage.demand_sigma": 1.0,
+        "usage.speed_elasticity": 0.0,
+        "usage.token_efficiency_gain_annual": 0.0,
+        "usage.peak_to_average": 2,
+        "conversion.plus_to_pro_base_monthly": 0.0,
+        "conversion.capped_upgrade_propensity": 0.2,
+        "conversion.pro_churn_monthly": 0.5,
+        "conversion.extra_churn_after_term_monthly": 0.25,
+        "api.ultrafast_tokens_per_month": 250 * SPM,
+        "api.reference_price_per_mtok_usd": 40,
+        "api.price_elasticity": 1.0,
+        "api.standard_price_per_mtok_usd": 10,
+        "api.cannibalised_share": 0.5,
+        "api.ramp_months": 2,
+        "capacity.backfill_tokens_per_month": 1e9,
+        "capacity.gpu_cost_per_mtok_usd": 10.0,
+        "capacity.average_utilization": 0.6,
+        "facility.pue": 1.25,
+        "buy.facility_capex_usd_per_mw": 1000,
+        "buy.power_price_usd_per_kwh": 0.1,
+        "buy.maintenance_share_annual": 0.12,
+        "buy.resale_share": 0.5,
+        "buy.facility_life_years": 20,
+        "hardware.x.power_kw": 10,
+        "hardware.x.price_usd": 1000,
+        "hardware.x.life_years": 1,
+        "hardware.x.frontier_scale": 1,
+        "frontier.x_10.platform": "x",
+        "frontier.x_10.tokens_per_s_per_user": 10,
+        "frontier.x_10.tokens_per_s_per_mw": 2000,
+        "frontier.x_100.platform": "x",
+        "frontier.x_100.tokens_per_s_per_user": 100,
+        "frontier.x_100.tokens_per_s_per_mw": 1000,
+        "frontier.y_50.platform": "y",  # another platform's point: ignored
+        "frontier.y_50.tokens_per_s_per_user": 50,
+        "frontier.y_50.tokens_per_s_per_mw": 99_999,
+    }
+    return v | over
+
+
+def _hand() -> dict:
+    """The tiny scenario worked by hand (contract value aside: incomes I_t before rent)."""
+    # MW: 3 x min(1, t/2) = 1.5, 3 in the term, 0 after; C_t = Thr(100) MW / 100 = 15, 30, 0 streams.
+    # Speed elasticity 0 and no efficiency gain: phi_i = 1, e_t = 1. Plus pool N = 1000 x 0.1 = 100.
+    # Plus: quota 1e9, median 1e3. Standard and fast: c/mu = 1e6, z = ln(1e6) = 13.8, so SF = 0 and
+    # w = mu e^(1/2). Ultrafast: c = 1e9 / 1e6 = 1e3 = mu, SF = 1 - Phi(0) = 0.5 and
+    # w = mu (e^(1/2) Phi(-1) + 0.5) = 1e3 k1. Pro: median 1e7, c/mu = 1e12 (standard) and 1e6
+    # (ultrafast): never capped, w = 1e7 e^(1/2) at both.
+    k1 = SQRT_E * PHI_M1 + 0.5
+    w_plus_u, w_pro_u = 1e3 * k1, 1e7 * SQRT_E
+    w_plus_std, w_pro_std = 1e3 * SQRT_E, 1e7 * SQRT_E
+    # Cap hits: h = 0.7 x 0 + 0.2 x 0 + 0.1 x 0.5 = 0.05 while a_u = 0.1, else 0 (= h0).
+    # u = 0 + 0.2 h = 0.01 in the term. P_t = 0.5 P_(t-1) + 0.01 x 100; P0_t = 0.5 P0_(t-1):
+    #   P = 6, 4, then 0.5 x 4 - 0.25 x (4 - 2.5) = 1.625; P0 = 5, 2.5, 1.25; dP = 1, 1.5, 0.375.
+    pro, pro0 = [6.0, 4.0, 1.625], [5.0, 2.5, 1.25]
+    dp = [1.0, 1.5, 0.375]
+    # A_t = (100 w_plus_u + P_(t-1) w_pro_u) / (604,800 x 100): P_0 = 10, P_1 = 6 (about 2.7 and 1.6)
+    A = [(100 * w_plus_u + p * w_pro_u) / (SPW * 100) for p in (10, 6)]
+    # API (price = reference, ramp 2): V = 250 SPM x min(1, t/2); streams at peak V x 2 / (100 SPM) = 2.5, 5
+    V = [125 * SPM, 250 * SPM, 0.0]
+    s_api = [2.5, 5.0, 0.0]
+    # ultrafast adoption min(0.1, (C - S_api) / (2 A)) = 0.1 (capacity is ample: (15 - 2.5) / 5.5 > 0.1)
+    a_u = [0.1, 0.1, 0.0]
+    sub_peak = [0.1 * A[0] * 2, 0.1 * A[1] * 2, 0.0]
+    # backfill: spare capacity carries (1 - (S_api + peak) / C) x MW x 2000 x SPM / 2 >= 3e9 tokens,
+    # more than the 1e9 offered, so Bf = 1e9, 1e9, 0
+    bf = [1e9, 1e9, 0.0]
+    util = [
+        (2.5 + sub_peak[0]) / (2 * 15) + 1e9 / (1.5 * 2000 * SPM),
+        (5.0 + sub_peak[1]) / (2 * 30) + 1e9 / (3 * 2000 * SPM),
+        None,
+    ]
+    subs_tokens = [0.1 * A[0] * 100 * SPM, 0.1 * A[1] * 100 * SPM, 0.0]
+    served = [V[t] + subs_tokens[t] + bf[t] for t in range(3)]
+    sub = [180 * d for d in dp]  # (200 - 20) dP
+    api = [x * (40 - 0.5 * 10) / 1e6 for x in V]  # 35 USD per 1M tokens
+    moved = [bf[t] + 0.5 * V[t] + subs_tokens[t] for t in range(3)]
+    added = [d * (w_pro_std - w_plus_std) * SPM / SPW for d in dp]
+    gpu = [(moved[t] - added[t]) * 10 / 1e6 for t in range(3)]
+    income = [(sub[t] + api[t]) * 0.9 + gpu[t] for t in range(3)]  # CF_t + R_t
+    # terminal value: c = 0.75, m_H = 180 x 0.9 - (w_pro_std - w_plus_std) SPM / SPW x 10 / 1e6 (< 0)
+    r_m = 1.1 ** (1 / 12) - 1
+    m_h = 162 - (w_pro_std - w_plus_std) * SPM / SPW * 1e-5
+    tv = 0.375 * m_h * 0.25 / (r_m + 0.75)
+    d = [1.1 ** (-t / 12) for t in (1, 2, 3)]
+    return locals()
+
+
+def test_tiny_scenario_by_hand():
+    h = _hand()
+    r = rm.run(_tiny())
+    approx = lambda xs: pytest.approx(xs, rel=1e-12, abs=1e-9)  # noqa: E731
+    assert r["mw_online"] == [1.5, 3.0, 0.0]
+    # pay as delivered: 60,000 x 1.5 / 4.5 and x 3 / 4.5; it sums to the contract value
+    assert r["rent"] == approx([20_000, 40_000, 0])
+    assert sum(r["rent"]) == pytest.approx(60_000, rel=1e-15)
+    assert r["capacity_streams"] == approx([15, 30, 0])
+    assert r["plus_pool"] == [100.0] * 3
+    assert r["eligible"] == approx([110, 106, 104])  # N + P_(t-1)
+    assert r["token_efficiency"] == [1.0] * 3
+    assert r["api_tokens_wanted"] == approx(h["V"])
+    assert r["api_tokens_served"] == approx(h["V"])
+    assert r["api_streams_peak"] == approx(h["s_api"])
+    assert r["ultrafast_adoption"] == approx(h["a_u"])
+    assert r["subscriber_streams_peak"] == approx(h["sub_peak"])
+    assert r["plus_cap_hit"] == approx([0.05, 0.05, 0.0])
+    assert r["plus_cap_hit_counterfactual"] == approx([0.0] * 3)
+    assert r["pro"] == approx(h["pro"])
+    assert r["pro_counterfactual"] == approx(h["pro0"])
+    assert r["incremental_pro"] == approx(h["dp"])
+    assert r["subscription_revenue"] == approx([180, 270, 67.5])
+    assert r["api_revenue"] == approx([125 * SPM * 35e-6, 250 * SPM * 35e-6, 0])
+    assert r["backfill_tokens"] == approx(h["bf"])
+    assert r["backfill_usd"] == approx([1e4, 1e4, 0])
+    assert r["utilization"][:2] == approx(h["util"][:2])
+    assert r["utilization"][2] is None
+    assert r["tokens_served"] == approx(h["served"])
+    assert r["tokens_moved_off_gpus"] == approx(h["moved"])
+    assert r["tokens_added_to_gpus"] == approx(h["added"])
+    assert r["gpu_savings_usd"] == approx(h["gpu"])
+    cf = [h["income"][0] - 20_000, h["income"][1] - 40_000, h["income"][2]]
+    assert r["net_cash_flow"] == approx(cf)
+    assert r["cumulative_cash"] == approx([cf[0], cf[0] + cf[1], sum(cf)])
+    assert r["discount"] == approx(h["d"])
+    # K_1 > 0, then the rent of month 2 drives it below zero for good: no payback
+    assert cf[0] > 0 > cf[0] + cf[1] and sum(cf) < 0
+    assert r["payback_months"] is None and r["discounted_payback_months"] is None
+    assert r["terminal_value_usd"] == pytest.approx(h["tv"], rel=1e-12)
+    assert h["tv"] < 0  # an incremental Pro user costs more GPU time than the margin brings
+    npv0 = sum(c * d for c, d in zip(cf, h["d"], strict=True))
+    assert r["npv_without_terminal_value_usd"] == pytest.approx(npv0, rel=1e-12)
+    assert r["npv_at_term_usd"] == pytest.approx(cf[0] * h["d"][0] + cf[1] * h["d"][1], rel=1e-12)
+    assert r["npv_usd"] == pytest.approx(npv0 + h["tv"] * h["d"][2], rel=1e-12)
+    rent_pv = 20_000 * h["d"][0] + 40_000 * h["d"][1]
+    assert r["rent_npv_usd"] == pytest.approx(rent_pv, rel=1e-12)
+    pv_in = sum(i * d for i, d in zip(h["income"], h["d"], strict=True)) + h["tv"] * h["d"][2]
+    assert r["profitability_index"] == pytest.approx(pv_in / rent_pv, rel=1e-12)
+    assert r["realised_cost_per_mtok_usd"] == pytest.approx(
+        1e6 * 60_000 / sum(h["served"]), rel=1e-12
+    )
+    assert r["throughput_per_mw_ultrafast"] == pytest.approx(1000, rel=1e-14)
+    assert r["throughput_per_mw_standard"] == pytest.approx(2000, rel=1e-14)
+    # the IRR zeroes the present value with the TV at month 3 (flows +, -, -: one root, about
+    # 200 % a month, the rate at which month 1's inflow pays for months 2 and 3)
+    x = (1 + r["irr_annual"]) ** (1 / 12) - 1
+    pv = sum(c * (1 + x) ** -(t + 1) for t, c in enumerate(cf)) + h["tv"] * (1 + x) ** -3
+    assert abs(pv) < 1e-9 * max(abs(c) for c in cf)
+    # without the terminal value the NPV drops it and the TV is still reported
+    r0 = rm.run(_tiny(**{"finance.terminal_value": 0}))
+    assert r0["npv_usd"] == pytest.approx(npv0, rel=1e-12)
+    assert r0["terminal_value_usd"] == pytest.approx(h["tv"], rel=1e-12)
+
+
+def test_tiny_scenario_payback_paths():
+    inc = _hand()["income"]  # about 22,160, 33,595 and -208 before rent
+    assert inc[2] < 0
+    # pay as delivered, a cheap contract: K_t >= 0 throughout
+    assert rm.run(_tiny(**{"contract.value_usd": 10_000}))["payback_months"] == 0.0
+    # a dear one: never recovers
+    dear = rm.run(_tiny(**{"contract.value_usd": 1e6}))
+    assert dear["payback_months"] is None and dear["irr_annual"] is None  # every flow negative
+    # flat rent value / 2 (pay_as_delivered = 0): K_1 < 0 <= K_2, K_3 > 0 -> a lasting recovery
+    flat = {"contract.pay_as_delivered": 0}
+    value = 50_000
+    cf = [inc[0] - value / 2, inc[1] - value / 2, inc[2]]
+    assert cf[0] < 0 <= cf[0] + cf[1] and sum(cf) > 0
+    r = rm.run(_tiny(**flat, **{"contract.value_usd": value}))
+    assert r["rent"] == [25_000.0, 25_000.0, 0.0]
+    assert r["payback_months"] == pytest.approx(1 + (-cf[0]) / cf[1], rel=1e-12)
+    d = _hand()["d"]
+    assert r["discounted_payback_months"] == pytest.approx(
+        1 + (-cf[0] * d[0]) / (cf[1] * d[1]), rel=1e-12
+    )
+    # recovers in month 2, dips in month 3 and ends short: value between I1 + I2 + I3 and I1 + I2
+    value = inc[0] + inc[1] + inc[2] / 2
+    cf = [inc[0] - value / 2, inc[1] - value / 2, inc[2]]
+    assert cf[0] < 0 <= cf[0] + cf[1] and sum(cf) < 0
+    assert rm.run(_tiny(**flat, **{"contract.value_usd": value}))["payback_months"] is None
+
+
+def test_tiny_buy_side_by_hand():
+    # IT kW = 3 x 1000 / 1.25 = 2,400; systems = 240 of 10 kW; capex = 240 x 1,000 + 3 x 1,000 = 243,000,
+    # half at t = 0 (month 1's 1.5 MW) and half at the end of month 1.
+    # opex = MW x 1000 x 730.5 x 0.1 + 0.12 / 12 x 240,000 = 111,975 and 221,550.
+    # residual at T = 2: 240,000 x (1 - 2/12) x 0.5 + 3,000 x (1 - 2/240) = 100,000 + 2,975.
+    v = _tiny()
+    d1, d2 = 1.1 ** (-1 / 12), 1.1 ** (-2 / 12)
+    npv = 121_500 + 121_500 * d1 + 111_975 * d1 + 221_550 * d2 - 102_975 * d2
+    assert rm.buy_npv(v) == pytest.approx(npv, rel=1e-12)
+    assert (
+        rm.lessor_yield(v) is None
+    )  # rent 20,000 and 40,000 never covers the costs: every flow < 0
+    v = _tiny(**{"contract.value_usd": 1.2e6})  # rent 400,000 and 800,000
+    flows = [-121_500, -121_500 + 400_000 - 111_975, 800_000 - 221_550 + 102_975]
+    y = rm.lessor_yield(v)
+    x = (1 + y) ** (1 / 12) - 1
+    assert abs(sum(f * (1 + x) ** -j for j, f in enumerate(flows))) < 1e-6
+    assert rm.simple_breakeven(v) == pytest.approx((1.2e6 / (200 * 2), 1.2e6 / (200 * 2) / 1000))
+
+
+def test_frontier_validation():
+    with pytest.raises(ValueError, match="x_10.*x_100"):  # throughput rises with speed
+        rm.run(_tiny(**{"frontier.x_100.tokens_per_s_per_mw": 3000}))
+    with pytest.raises(ValueError, match="same speed"):
+        rm.run(_tiny(**{"frontier.x_100.tokens_per_s_per_user": 10}))
+    with pytest.raises(ValueError, match="outside platform x's range"):  # ultrafast above the curve
+        rm.run(_tiny(**{"tiers.ultrafast.tokens_per_s": 150}))
+    with pytest.raises(ValueError, match="outside"):  # one point: usable only at exactly its speed
+        rm.run(_tiny(**{"contract.platform": "y", "hardware.y.power_kw": 1}))
+    # frontier_scale multiplies the whole curve
+    r = rm.run(_tiny(**{"hardware.x.frontier_scale": 0.5}))
+    assert r["capacity_streams"][:2] == pytest.approx([7.5, 15], rel=1e-14)
+
+
+def test_physics_basis_feeds_the_money():
+    # platform x given the b300 example's physics (1 us hop): Thr* = Phys (3.5)
+    lay = _layout(**{"hardware.b300.hop_latency_us": 1.0})
+    phys = {k.replace("hardware.b300.", "hardware.x."): x for k, x in lay.items()}
+    phys |= {"capacity.basis": "physics", "facility.pue": 1.2}
+    v = _tiny(**phys)
+    thr_u = rm.envelope(v, "x", 100)["physics_tokens_per_s_per_mw"]
+    thr_std = rm.envelope(v, "x", 10)["physics_tokens_per_s_per_mw"]
+    assert thr_u == pytest.approx(1.76e12 / 2.12992e9 * 1e5 / (72 * 2.17 * 1.2), rel=1e-12)
+    r = rm.run(v)
+    assert (r["throughput_per_mw_ultrafast"], r["throughput_per_mw_standard"]) == (thr_u, thr_std)
+    assert r["capacity_streams"] == pytest.approx([thr_u * 1.5 / 100, thr_u * 3 / 100, 0])
+    # ultrafast at 150 tok/s is above the 144 tok/s ceiling: no ultrafast capacity (C = 0), no API
+    # or adopters served, every MW spare for backfill at the standard speed
+    r = rm.run(_tiny(**phys, **{"tiers.ultrafast.tokens_per_s": 150}))
+    assert r["throughput_per_mw_ultrafast"] == 0.0
+    assert r["capacity_streams"] == [0.0, 0.0, 0.0]
+    assert r["api_tokens_served"] == [0.0, 0.0, 0.0] and r["ultrafast_adoption"] == [0.0] * 3
+    assert r["api_tokens_wanted"][:2] == pytest.approx([125 * SPM, 250 * SPM], rel=1e-12)
+    caps = [mw * thr_std * SPM / 2 for mw in (1.5, 3.0)]  # spare = 1
+    bf = [min(1e9, c) for c in caps]
+    assert r["backfill_tokens"] == pytest.approx([*bf, 0.0], rel=1e-12)
+    assert r["utilization"][:2] == pytest.approx(
+        [bf[0] / (1.5 * thr_std * SPM), bf[1] / (3 * thr_std * SPM)], rel=1e-12
+    )
