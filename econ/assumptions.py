@@ -49,10 +49,11 @@ class Rule:
     low_open: bool = False
     high_open: bool = False
     optional: bool = False
+    choices: tuple[str, ...] = ()  # an id that must be one of these
 
     def expected(self) -> str:
         if self.kind == "id":
-            return "an id"
+            return f"one of {', '.join(self.choices)}" if self.choices else "an id"
         what = "a whole number" if self.kind == "integer" else "a number"
         lo, hi = self.low, self.high
         if lo is not None and hi is not None:
@@ -93,41 +94,68 @@ def _nonneg(unit: str) -> Rule:
     return Rule(unit, low=0)
 
 
+def _flag(unit: str = "0/1") -> Rule:
+    return Rule(unit, "integer", low=0, high=1)
+
+
+# The longest horizon a run may have: the workbook's timeline is this long, so that any
+# horizon from the term up to it recomputes there (docs/model.md, section 1).
+HORIZON_MAX_MONTHS = 120
+
 SCALARS: dict[str, Rule] = {
     "contract.value_usd": _pos("USD"),
     "contract.mw": _pos("MW"),
-    "contract.term_months": Rule("months", "integer", low=1),
-    "contract.ramp_months": Rule("months", low=0),
+    "contract.term_months": Rule("months", "integer", low=1, high=HORIZON_MAX_MONTHS),
+    "contract.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
+    "contract.pay_as_delivered": _flag(),
     "contract.platform": Rule("id", "id"),
-    "horizon.months": Rule("months", "integer", low=1, high=600),
+    "capacity.basis": Rule("data/physics", "id", choices=("data", "physics")),
+    "horizon.months": Rule("months", "integer", low=1, high=HORIZON_MAX_MONTHS),
     "finance.discount_rate_annual": Rule("1/yr", low=-0.99, high=10),
     "finance.variable_cost_share": _share("share of revenue"),
+    "finance.terminal_value": _flag(),
     "market.mau": _pos("users"),
     "market.mau_growth_monthly": Rule("1/month", low=-0.5, high=1),
     "market.plus_share_of_mau": _share(),
     "market.pro_subscribers_start": _nonneg("users"),
-    "usage.demand_sigma": _pos("-"),
+    "usage.demand_sigma": Rule("-", low=0, high=5, low_open=True),
     "usage.speed_elasticity": Rule("-", low=0, high=3),
     "usage.token_efficiency_gain_annual": Rule("1/yr", low=0, high=1, high_open=True),
-    "usage.peak_concurrency": Rule("share of adopters", low=0, high=1, low_open=True),
-    "conversion.plus_to_pro_base_monthly": _share("1/month"),
-    "conversion.capped_upgrade_propensity": _share("1/month"),
-    "conversion.pro_churn_monthly": _share("1/month"),
+    "usage.peak_to_average": Rule("x", low=1, high=100),
+    # monthly probabilities: each at most 0.5 so that base + propensity and churn + extra
+    # churn can never exceed 1 (docs/model.md, section 5.6)
+    "conversion.plus_to_pro_base_monthly": Rule("1/month", low=0, high=0.5),
+    "conversion.capped_upgrade_propensity": Rule("1/month", low=0, high=0.5),
+    "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
+    "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),
     "api.ultrafast_tokens_per_month": _nonneg("tokens/month"),
+    "api.reference_price_per_mtok_usd": _pos("USD per 1M tokens"),
+    "api.price_elasticity": Rule("-", low=0, high=5),
+    "api.standard_price_per_mtok_usd": _nonneg("USD per 1M tokens"),
+    "api.cannibalised_share": _share(),
+    "api.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
+    "capacity.backfill_tokens_per_month": _nonneg("output tokens/month"),
+    "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens"),
     "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
     "agent.calls": Rule("calls", "integer", low=1),
     "agent.output_tokens_per_call": _pos("tokens"),
     "agent.ttft_s": _nonneg("s"),
     "agent.p99_multiplier": Rule("x median", low=1),
+    "facility.pue": Rule("-", low=1, high=5),
     "buy.facility_capex_usd_per_mw": _nonneg("USD/MW"),
     "buy.power_price_usd_per_kwh": _nonneg("USD/kWh"),
-    "buy.pue": Rule("-", low=1),
     "buy.maintenance_share_annual": _share("1/yr"),
     "buy.resale_share": _share(),
     "buy.facility_life_years": _pos("years"),
     "model.params": _pos("params"),
     "model.bytes_per_param": _pos("bytes"),
     "model.active_param_share": Rule("share", low=0, high=1, low_open=True),
+    "model.kv_bytes_per_token": _pos("bytes/token"),
+    "model.context_tokens": _pos("tokens"),
+    "model.speculative_speedup": Rule("x", low=1, high=20),
+    "model.layers": Rule("layers", "integer", low=1),
+    "model.d_model": _pos("-"),
+    "model.prefill_tokens_per_output": _nonneg("tokens"),
 }
 
 
@@ -137,7 +165,14 @@ class Table:
     required_rows: tuple[str, ...] = ()
     # (row id, column) cells that must be filled although the column is optional
     required_cells: tuple[tuple[str, str], ...] = ()
+    # the model gives these rows fixed roles: any other row is an error, not ignored
+    closed: bool = False
 
+
+# The roles the model's equations give to plans and tiers (docs/model.md, section 5): the
+# rows of plans.csv and tiers.csv are exactly these, in this order of speed for tiers.
+PLAN_IDS = ("plus", "pro")
+TIER_IDS = ("standard", "fast", "ultrafast")
 
 TABLES: dict[str, Table] = {
     "plans": Table(
@@ -146,7 +181,8 @@ TABLES: dict[str, Table] = {
             "weekly_quota_tokens": _pos("tokens/week"),
             "median_weekly_tokens": _pos("tokens/week"),
         },
-        required_rows=("plus", "pro"),
+        required_rows=PLAN_IDS,
+        closed=True,
     ),
     "tiers": Table(
         {
@@ -155,18 +191,26 @@ TABLES: dict[str, Table] = {
             "adoption": _share("share of eligible users", optional=True),
             "price_per_mtok_usd": Rule("USD per 1M tokens", low=0, optional=True),
         },
-        required_rows=("standard", "fast", "ultrafast"),
+        required_rows=TIER_IDS,
         required_cells=(
             ("fast", "adoption"),
             ("ultrafast", "adoption"),
             ("ultrafast", "price_per_mtok_usd"),
         ),
+        closed=True,
     ),
     "hardware": Table(
         {
             "memory_gb": _pos("GB"),
             "bandwidth_tb_s": _pos("TB/s"),
+            "tflops": _pos("TFLOPS"),
             "power_kw": _pos("kW"),
+            "domain_chips": Rule("chips", "integer", low=1),
+            "hop_latency_us": _nonneg("us"),
+            "layer_latency_us": _nonneg("us"),
+            "link_gb_s": _pos("GB/s", optional=True),
+            "efficiency": Rule("share", low=0, high=1, low_open=True),
+            "frontier_scale": _pos("x"),
             "price_usd": _pos("USD"),
             "life_years": _pos("years"),
             "rent_usd_per_hour": _pos("USD/hour", optional=True),
@@ -177,13 +221,31 @@ TABLES: dict[str, Table] = {
             "platform": Rule("id", "id"),
             "tokens_per_s_per_user": _pos("tokens/s/user"),
             "tokens_per_s_per_mw": _pos("tokens/s/MW"),
-        }
+            "model_params": _pos("params", optional=True),
+            "model_active_share": Rule("share", low=0, high=1, low_open=True, optional=True),
+            "model_bytes_per_param": _pos("bytes", optional=True),
+        },
+        # the last three columns may be left out of the file altogether
     ),
 }
 
+# Columns a table file may leave out entirely (every cell then blank).
+OPTIONAL_COLUMNS = {"frontier": ("model_params", "model_active_share", "model_bytes_per_param")}
+
 # Keys whose value fixes an array's shape or picks a table row: they take one
-# value per run, never an array of scenarios.
-STRUCTURAL_KEYS = frozenset({"horizon.months", "contract.term_months", "contract.platform"})
+# value per run, never an array of scenarios. Frontier points' speeds are the
+# knots of a curve and are fixed per run too (a curve varies through
+# hardware.<p>.frontier_scale).
+STRUCTURAL_KEYS = frozenset({"horizon.months", "contract.platform", "capacity.basis"})
+
+
+def is_structural(key: str, value: object = 0.0) -> bool:
+    """Whether a key takes one value per run (an id, the horizon or a frontier point's speed)."""
+    return (
+        isinstance(value, str)
+        or key in STRUCTURAL_KEYS
+        or (key.startswith("frontier.") and key.endswith(".tokens_per_s_per_user"))
+    )
 
 
 def rule_for(key: str) -> Rule | None:
@@ -242,6 +304,41 @@ class GridSpec:
 
 
 @dataclass(frozen=True)
+class CalibrationPoint:
+    """A published per-user speed of a named model on a named system (calibration.csv)."""
+
+    id: str
+    platform: str
+    model: str
+    params: float
+    active_share: float
+    bytes_per_param: float
+    layers: float
+    chips_per_stage: float
+    speculative_speedup: float
+    tokens_per_s: float
+    tolerance: float  # the predicted ceiling is within [measured / tolerance, measured x tolerance]
+    fit: bool  # used to set the platform's figures (else shown for comparison)
+    source: str
+    note: str
+    row: int
+
+
+@dataclass(frozen=True)
+class PublicSpeed:
+    """A public per-user speed of a model the articles mention (speeds.csv)."""
+
+    id: str
+    model: str
+    system: str
+    platform: str  # a hardware.csv id, or "" where the system is not one of them
+    tokens_per_s: float
+    source: str
+    note: str
+    row: int
+
+
+@dataclass(frozen=True)
 class FileInfo:
     name: str
     path: Path
@@ -263,6 +360,8 @@ class Assumptions:
     data_dir: Path
     bundled: bool = False
     scenario: str = "base"
+    calibration: tuple[CalibrationPoint, ...] = ()
+    speeds: tuple[PublicSpeed, ...] = ()
     overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
 
     # -- access -----------------------------------------------------------
@@ -302,6 +401,26 @@ class Assumptions:
 
     def tier_ids(self) -> tuple[str, ...]:
         return self.tables["tiers"]
+
+    def frontier_points(self, platform: str) -> tuple[list[float], list[float]]:
+        """A platform's frontier as (speeds [tokens/s/user], throughputs [tokens/s/MW]),
+        sorted by speed; the throughputs are the file's, before hardware.<p>.frontier_scale."""
+        ids = self.frontier_ids(platform)
+        return (
+            [float(self.values[f"frontier.{i}.tokens_per_s_per_user"]) for i in ids],
+            [float(self.values[f"frontier.{i}.tokens_per_s_per_mw"]) for i in ids],
+        )
+
+    def frontier_range(self, platform: str) -> tuple[float, float]:
+        """The slowest and fastest per-user speed of a platform's frontier points."""
+        xs, _ = self.frontier_points(platform)
+        return min(xs), max(xs)
+
+    def covers(self, platform: str, speed: float) -> bool:
+        """Whether a platform's data frontier covers a per-user speed (no extrapolation)."""
+        from econ.compute.capacity import covers
+
+        return bool(covers(self.frontier_points(platform)[0], speed))
 
     def source_of(self, key: str) -> Entry:
         return self.entries[key]
@@ -428,6 +547,8 @@ def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
     """Parse and range-check one cell; ``where`` names the file and row."""
     s = str(text).strip()
     if rule.kind == "id":
+        if rule.choices and s not in rule.choices:
+            raise AssumptionError(f'{where}, column {column}: "{s}"; expected {rule.expected()}')
         if not re.fullmatch(r"[A-Za-z0-9_]+", s):
             raise AssumptionError(
                 f'{where}, column {column}: "{s}" is not an id (letters, digits and _)'
@@ -514,7 +635,9 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
         path = d / f"{name}.csv"
         if not path.is_file():
             raise AssumptionError(f"{path}: file missing")
-        header, rows = read_csv(path, required=("id", *spec.columns, "source", "note"))
+        may_lack = OPTIONAL_COLUMNS.get(name, ())
+        needed = [c for c in spec.columns if c not in may_lack]
+        header, rows = read_csv(path, required=("id", *needed, "source", "note"))
         extra = [c for c in header if c not in ("id", "source", "note", *spec.columns)]
         if extra:
             raise AssumptionError(
@@ -529,9 +652,15 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
                 raise AssumptionError(f'{path} row {n}, column id: "{rid}" is not an id')
             if rid in ids:
                 raise AssumptionError(f"{path} row {n}, column id: {rid!r} appears twice")
+            if spec.closed and rid not in spec.required_rows:
+                raise AssumptionError(
+                    f"{path} row {n}, column id: {rid!r} is not a row the model knows; "
+                    f"expected exactly the rows {', '.join(spec.required_rows)} "
+                    "(the model's equations give each a fixed role)"
+                )
             _require_source(r, where)
             for col, rule in spec.columns.items():
-                cell = r[col].strip()
+                cell = r.get(col, "").strip()
                 if cell == "" and rule.optional and (rid, col) not in spec.required_cells:
                     continue
                 if cell == "":
@@ -563,7 +692,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
     )
     _cross_check(a)
     a = _load_analysis(a)
-    return a
+    return _load_reference(a)
 
 
 def _require_source(r: Mapping[str, str], where: str) -> None:
@@ -670,17 +799,111 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     )
 
 
+REFERENCE_FILES = ("calibration.csv", "speeds.csv")
+
+_CALIBRATION_NUMBERS = {
+    "params": _pos("params"),
+    "active_share": Rule("share", low=0, high=1, low_open=True),
+    "bytes_per_param": _pos("bytes"),
+    "layers": Rule("layers", "integer", low=1),
+    "chips_per_stage": Rule("chips", "integer", low=1),
+    "speculative_speedup": Rule("x", low=1),
+    "tokens_per_s": _pos("tokens/s/user"),
+    "tolerance": Rule("x", low=1),
+    "fit": _flag(),
+}
+
+
+def _load_reference(a: Assumptions) -> Assumptions:
+    """The optional reference tables: calibration.csv (published speeds the physics is
+    calibrated against) and speeds.csv (public model speeds the report marks)."""
+    d = a.data_dir
+    files = list(a.files)
+    cal: list[CalibrationPoint] = []
+    path = d / "calibration.csv"
+    if path.is_file():
+        cols = ("id", "platform", "model", *_CALIBRATION_NUMBERS, "source", "note")
+        _, rows = read_csv(path, required=cols)
+        seen: set[str] = set()
+        for n, r in rows:
+            rid = r["id"].strip()
+            where = f"{path} row {n} ({rid})"
+            _check_reference_row(a, rid, r["platform"].strip(), seen, path, n, required=True)
+            _require_source(r, where)
+            x = {c: parse_value(r[c], rule, where, c) for c, rule in _CALIBRATION_NUMBERS.items()}
+            cal.append(
+                CalibrationPoint(
+                    rid,
+                    r["platform"].strip(),
+                    r["model"].strip(),
+                    **{c: float(v) for c, v in x.items() if c != "fit"},
+                    fit=bool(x["fit"]),
+                    source=r["source"].strip(),
+                    note=r["note"].strip(),
+                    row=n,
+                )
+            )
+        files.append(FileInfo("calibration.csv", path, len(rows), _sha256(path)))
+    speeds: list[PublicSpeed] = []
+    path = d / "speeds.csv"
+    if path.is_file():
+        cols = ("id", "model", "system", "platform", "tokens_per_s", "source", "note")
+        _, rows = read_csv(path, required=cols)
+        seen = set()
+        for n, r in rows:
+            rid = r["id"].strip()
+            where = f"{path} row {n} ({rid})"
+            plat = r["platform"].strip()
+            _check_reference_row(a, rid, plat, seen, path, n, required=False)
+            _require_source(r, where)
+            speed = parse_value(r["tokens_per_s"], _pos("tokens/s/user"), where, "tokens_per_s")
+            speeds.append(
+                PublicSpeed(
+                    rid,
+                    r["model"].strip(),
+                    r["system"].strip(),
+                    plat,
+                    float(speed),
+                    r["source"].strip(),
+                    r["note"].strip(),
+                    n,
+                )
+            )
+        files.append(FileInfo("speeds.csv", path, len(rows), _sha256(path)))
+    return replace(a, calibration=tuple(cal), speeds=tuple(speeds), files=tuple(files))
+
+
+def _check_reference_row(
+    a: Assumptions, rid: str, platform: str, seen: set[str], path: Path, n: int, required: bool
+) -> None:
+    """An id that is an id and appears once; a platform of hardware.csv (or blank if allowed)."""
+    if not re.fullmatch(r"[A-Za-z0-9_]+", rid):
+        raise AssumptionError(f'{path} row {n}, column id: "{rid}" is not an id')
+    if rid in seen:
+        raise AssumptionError(f"{path} row {n}, column id: {rid!r} appears twice")
+    seen.add(rid)
+    if (platform or required) and platform not in a.tables["hardware"]:
+        raise AssumptionError(
+            f"{path} row {n} ({rid}), column platform: {platform!r} is not in hardware.csv; "
+            f"expected one of {', '.join(a.tables['hardware'])}" + ("" if required else " or blank")
+        )
+
+
 def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
+    """A key the sensitivity engine may vary: known, numeric, not structural, not a frontier point."""
     if key not in a.values:
         raise AssumptionError(f"{where}: {unknown_key_message(key, a.values)}")
-    if (
-        isinstance(a.values[key], str)
-        or key in STRUCTURAL_KEYS
-        or key.endswith(".tokens_per_s_per_user")
-    ):
+    if is_structural(key, a.values[key]):
         raise AssumptionError(
-            f"{where}: {key!r} takes one value per run (an id, a month count or a frontier point's "
+            f"{where}: {key!r} takes one value per run (an id, the horizon or a frontier point's "
             "speed) and cannot be varied across scenarios"
+        )
+    if key.startswith("frontier."):
+        plat = a.values[f"frontier.{key.split('.')[1]}.platform"]
+        raise AssumptionError(
+            f"{where}: {key!r} is one point of a curve; the sensitivity engine varies a platform's "
+            f"whole curve through hardware.{plat}.frontier_scale (varying points one by one would "
+            "make curves whose throughput rises with speed)"
         )
 
 
@@ -691,59 +914,135 @@ def _cell_number(text: str, where: str, column: str) -> float:
     return x
 
 
-def _cross_check(a: Assumptions) -> None:
-    """Checks that span rows or files; run after loading and after overrides."""
+# ---------------------------------------------------------------------------
+# consistency rules that span rows or files: one named function per rule, run in
+# order after loading and after every override (docs/model.md, section 2)
+
+
+def _loc(a: Assumptions, key: str) -> str:
+    """Where a value was set: the file and row, or the scenario / --set that overrode it."""
+    e = a.entries[key]
+    src = f"{a.data_dir / e.file} row {e.row}" if e.origin == "data" else e.origin
+    return f"{src}, column {e.column} ({key})"
+
+
+def check_horizon_covers_term(a: Assumptions) -> None:
+    """horizon.months >= contract.term_months."""
     v = a.values
-
-    def loc(key: str) -> str:
-        e = a.entries[key]
-        src = f"{a.data_dir / e.file} row {e.row}" if e.origin == "data" else e.origin
-        return f"{src}, column {e.column} ({key})"
-
     if v["horizon.months"] < v["contract.term_months"]:
         raise AssumptionError(
-            f"{loc('horizon.months')}: {v['horizon.months']} is shorter than the contract term "
+            f"{_loc(a, 'horizon.months')}: {v['horizon.months']} is shorter than the contract term "
             f"{v['contract.term_months']}; expected horizon.months >= contract.term_months"
         )
-    plat = v["contract.platform"]
+
+
+def check_contract_platform_known(a: Assumptions) -> None:
+    """contract.platform is a row of hardware.csv."""
+    plat = a.values["contract.platform"]
     if plat not in a.tables["hardware"]:
         raise AssumptionError(
-            f"{loc('contract.platform')}: {plat!r} is not in hardware.csv; "
+            f"{_loc(a, 'contract.platform')}: {plat!r} is not in hardware.csv; "
             f"expected one of {', '.join(a.tables['hardware'])}"
         )
+
+
+def check_frontier_platforms_known(a: Assumptions) -> None:
+    """Every frontier point names a platform of hardware.csv."""
     for fid in a.tables["frontier"]:
-        p = v[f"frontier.{fid}.platform"]
+        p = a.values[f"frontier.{fid}.platform"]
         if p not in a.tables["hardware"]:
             raise AssumptionError(
-                f"{loc(f'frontier.{fid}.platform')}: {p!r} is not in hardware.csv; "
+                f"{_loc(a, f'frontier.{fid}.platform')}: {p!r} is not in hardware.csv; "
                 f"expected one of {', '.join(a.tables['hardware'])}"
             )
+
+
+def check_frontier_points(a: Assumptions) -> None:
+    """Every platform has a frontier point, and no two of its points share a speed."""
     for p in a.tables["hardware"]:
-        speeds = [v[f"frontier.{i}.tokens_per_s_per_user"] for i in a.frontier_ids(p)]
-        if not speeds:
+        ids = a.frontier_ids(p)
+        if not ids:
             raise AssumptionError(
-                f"{a.data_dir / 'frontier.csv'}: platform {p!r} has no frontier point"
+                f"{a.data_dir / 'frontier.csv'}: platform {p!r} has no frontier point; "
+                "expected at least one row with this platform"
             )
-        if len(set(speeds)) != len(speeds):
+        for lo, hi in zip(ids, ids[1:], strict=False):
+            s = a.values[f"frontier.{lo}.tokens_per_s_per_user"]
+            if a.values[f"frontier.{hi}.tokens_per_s_per_user"] == s:
+                raise AssumptionError(
+                    f"{_loc(a, f'frontier.{hi}.tokens_per_s_per_user')}: platform {p!r} has two "
+                    f"points at {s:g} tokens/s/user ({lo} and {hi}); expected one point per speed"
+                )
+
+
+def check_frontier_monotone(a: Assumptions) -> None:
+    """A platform's throughput per MW does not rise with per-user speed (equal is allowed)."""
+    for p in a.tables["hardware"]:
+        ids = a.frontier_ids(p)
+        for lo, hi in zip(ids, ids[1:], strict=False):
+            y_lo = a.values[f"frontier.{lo}.tokens_per_s_per_mw"]
+            y_hi = a.values[f"frontier.{hi}.tokens_per_s_per_mw"]
+            if y_hi > y_lo:
+                s_lo = a.values[f"frontier.{lo}.tokens_per_s_per_user"]
+                s_hi = a.values[f"frontier.{hi}.tokens_per_s_per_user"]
+                raise AssumptionError(
+                    f"{_loc(a, f'frontier.{hi}.tokens_per_s_per_mw')}: {y_hi:g} tokens/s/MW at "
+                    f"{s_hi:g} tokens/s/user is more than {_loc(a, f'frontier.{lo}.tokens_per_s_per_mw')} "
+                    f"gives at the slower {s_lo:g} ({y_lo:g}); expected throughput that does not "
+                    "rise with speed"
+                )
+
+
+def check_contract_curve_covers_tiers(a: Assumptions) -> None:
+    """With capacity.basis = data, the contract platform's curve covers the standard and
+    ultrafast tier speeds (the ultrafast tier runs on it; spare capacity backfills standard)."""
+    if a.values["capacity.basis"] != "data":
+        return
+    plat = a.values["contract.platform"]
+    lo, hi = a.frontier_range(plat)
+    for tier in ("ultrafast", "standard"):
+        s = a.values[f"tiers.{tier}.tokens_per_s"]
+        if not a.covers(plat, s):
             raise AssumptionError(
-                f"{a.data_dir / 'frontier.csv'}: platform {p!r} has two points at the same speed"
+                f"{_loc(a, f'tiers.{tier}.tokens_per_s')}: {s:g} tokens/s is outside the frontier "
+                f"of the contract platform {plat!r} ({lo:g} to {hi:g} tokens/s in frontier.csv); "
+                "add a frontier point, change the speed, or set capacity.basis=physics"
             )
-    s_u = v["tiers.ultrafast.tokens_per_s"]
-    speeds = [v[f"frontier.{i}.tokens_per_s_per_user"] for i in a.frontier_ids(plat)]
-    if not min(speeds) <= s_u <= max(speeds):
-        raise AssumptionError(
-            f"{loc('tiers.ultrafast.tokens_per_s')}: {s_u:g} tokens/s is outside the frontier of the "
-            f"contract platform {plat!r} ({min(speeds):g} to {max(speeds):g} tokens/s in frontier.csv); "
-            "add a frontier point or change the speed"
-        )
+
+
+def check_adoption_sum(a: Assumptions) -> None:
+    """Fast plus ultrafast adoption leaves a non-negative share on standard."""
+    v = a.values
     if v["tiers.fast.adoption"] + v["tiers.ultrafast.adoption"] > 1:
         raise AssumptionError(
-            f"{loc('tiers.ultrafast.adoption')}: fast ({v['tiers.fast.adoption']:g}) plus ultrafast "
-            f"({v['tiers.ultrafast.adoption']:g}) adoption exceeds 1; expected a sum <= 1"
+            f"{_loc(a, 'tiers.ultrafast.adoption')}: fast ({v['tiers.fast.adoption']:g}) plus "
+            f"ultrafast ({v['tiers.ultrafast.adoption']:g}) adoption exceeds 1; expected a sum <= 1"
         )
-    order = [v[f"tiers.{t}.tokens_per_s"] for t in ("standard", "fast", "ultrafast")]
+
+
+def check_tier_speed_order(a: Assumptions) -> None:
+    """Tier speeds rise standard <= fast <= ultrafast."""
+    order = [a.values[f"tiers.{t}.tokens_per_s"] for t in TIER_IDS]
     if not order[0] <= order[1] <= order[2]:
         raise AssumptionError(
-            f"{loc('tiers.fast.tokens_per_s')}: tier speeds must rise standard <= fast <= ultrafast; "
-            f"found {order[0]:g}, {order[1]:g}, {order[2]:g}"
+            f"{_loc(a, 'tiers.fast.tokens_per_s')}: tier speeds must rise standard <= fast <= "
+            f"ultrafast; found {order[0]:g}, {order[1]:g}, {order[2]:g}"
         )
+
+
+CROSS_CHECKS = (
+    check_horizon_covers_term,
+    check_contract_platform_known,
+    check_frontier_platforms_known,
+    check_frontier_points,
+    check_frontier_monotone,
+    check_contract_curve_covers_tiers,
+    check_adoption_sum,
+    check_tier_speed_order,
+)
+
+
+def _cross_check(a: Assumptions) -> None:
+    """Every consistency rule, in order; the first that fails raises AssumptionError."""
+    for rule in CROSS_CHECKS:
+        rule(a)

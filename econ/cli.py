@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
 import warnings
@@ -79,9 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "capacity", help="throughput, users, replica and cost per token by platform and speed"
+        "capacity",
+        help="throughput, users, layout, ceiling, physics envelope and cost per token by platform and speed",
     )
     _common(p)
+    p.add_argument(
+        "--speeds",
+        metavar="S1,S2,...",
+        type=_speeds,
+        default=(),
+        help="per-user speeds [tokens/s] to add to the tier speeds, e.g. --speeds 340,1000",
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -112,6 +121,27 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
     return parser
+
+
+def _speeds(text: str) -> tuple[float, ...]:
+    """--speeds: positive numbers separated by commas."""
+    out = []
+    for part in text.split(","):
+        try:
+            x = float(part)
+        except ValueError:
+            x = float("nan")
+        if not (x > 0 and x < float("inf")):
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r} is not a speed; expected positive numbers separated by commas"
+            )
+        out.append(x)
+    return tuple(out)
+
+
+def _number(x: float) -> str:
+    """A table cell: a number with thousands separators, '-' where there is none (never nan/inf)."""
+    return f"{x:,.2f}" if math.isfinite(x) else "-"
 
 
 def progress_bar():
@@ -185,7 +215,8 @@ def cmd_validate(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from econ.report.summary import headline, text
+    from econ.headline import headline
+    from econ.report.summary import text
 
     a = resolve(args)
     h = headline(a)
@@ -233,15 +264,38 @@ def cmd_capacity(args) -> int:
     import pandas as pd
 
     from econ.compute import tables
-    from econ.report.summary import clean
+    from econ.headline import clean
 
     a = resolve(args)
-    df = tables.capacity_table(a)
+    df = tables.capacity_table(a, args.speeds)
     if args.json:
-        print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
-    else:
-        with pd.option_context("display.width", 200, "display.max_columns", 20):
-            print(df.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
+        out = {
+            "capacity": df.to_dict(orient="records"),
+            "frontier_audit": tables.frontier_audit(a).to_dict(orient="records"),
+            "calibration": tables.calibration_table(a).to_dict(orient="records"),
+        }
+        print(json.dumps(clean(out), indent=1))
+        return 0
+    shown = [
+        "platform",
+        "tier",
+        "tokens_per_s_per_user",
+        "tokens_per_s_per_mw",
+        "concurrent_users_per_mw",
+        "chips_per_replica",
+        "stages",
+        "ceiling_tokens_per_s",
+        "physics_tokens_per_s_per_mw",
+        "data_over_physics",
+        "verdict",
+        "cost_per_mtok_rent_usd",
+        "cost_per_mtok_buy_usd",
+    ]
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        print(df[shown].to_string(index=False, float_format=_number, na_rep="-"))
+        print()
+        print("Frontier points against the physics envelope of the served model:")
+        print(tables.frontier_audit(a).to_string(index=False, float_format=_number, na_rep="-"))
     return 0
 
 
@@ -251,7 +305,7 @@ def cmd_goal_seek(args) -> int:
     a = resolve(args)
     res = goal_seek_key(a, args.key, target=args.target, low=args.low, high=args.high)
     if args.json:
-        from econ.report.summary import clean
+        from econ.headline import clean
 
         print(json.dumps(clean(res.__dict__), indent=1))
     else:
@@ -280,7 +334,7 @@ def cmd_sensitivity(args) -> int:
         df.to_csv(args.csv, index=False)
         print(f"econ: wrote {args.csv}")
     elif args.json:
-        from econ.report.summary import clean
+        from econ.headline import clean
 
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:

@@ -1,31 +1,45 @@
-"""The model: assumptions -> capacity and cost -> revenue -> payback, in ONE vectorised evaluation.
+"""The model: assumptions -> capacity -> rent -> demand -> adoption and conversion -> revenue ->
+cash, in ONE vectorised evaluation (docs/model.md, sections 3-6).
 
 ``evaluate(a)`` evaluates the assumptions as they are; ``evaluate(a, {key: array})``
-evaluates N scenarios at once, each numeric key either the assumption's value
-or an array of shape (N,). Monthly results have shape (N, H).
+evaluates N scenarios at once, each numeric key either the assumption's value or
+an array of shape (N,). Inside, monthly arrays are time-major, (H, N) (or (H, 1)
+where nothing varies), so that a month is one contiguous row; the results are
+(N, H) views. Each stage below is a function of the parameters and of the stages
+before it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from econ.assumptions import STRUCTURAL_KEYS, AssumptionError, Assumptions, unknown_key_message
+from econ.assumptions import (
+    AssumptionError,
+    Assumptions,
+    is_structural,
+    rule_for,
+    unknown_key_message,
+)
 from econ.compute import capacity as cap
-from econ.compute import cost
-from econ.payback import annualise, irr, payback_month, shortfall
-from econ.revenue import conversion, quota, revenue
+from econ.compute import cost, physics
+from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
+from econ.payback import annualise, irr, payback_time_major, terminal_value
+from econ.revenue import conversion, quota
+from econ.revenue import revenue as rev
 
 Array = NDArray[np.float64]
 
-TIERS = ("standard", "fast", "ultrafast")
-
 
 class Params:
-    """Numeric parameters of N scenarios: the assumptions, with some keys replaced by arrays."""
+    """Numeric parameters of N scenarios: the assumptions, with some keys replaced by arrays.
+
+    Every override is checked against its key's rule (range, whole numbers), element by
+    element, and the cross-key rules that arrays can break are checked too.
+    """
 
     def __init__(self, a: Assumptions, overrides: Mapping[str, ArrayLike] | None = None):
         self.a = a
@@ -34,20 +48,23 @@ class Params:
         for k, v in (overrides or {}).items():
             if k not in a.values:
                 raise AssumptionError(unknown_key_message(k, a.values))
-            if k in STRUCTURAL_KEYS or isinstance(a.values[k], str):
+            if is_structural(k, a.values[k]):
                 raise AssumptionError(
-                    f"{k!r} takes one value per run and cannot be an array of scenarios"
+                    f"{k!r} takes one value per run (an id, the horizon or a frontier point's "
+                    "speed) and cannot be an array of scenarios; set it with --set"
                 )
             arr = np.atleast_1d(np.asarray(v, float))
             if arr.ndim != 1:
-                raise ValueError(f"{k}: expected a scalar or shape (N,), got {arr.shape}")
+                raise AssumptionError(f"{k}: expected a scalar or shape (N,), got {arr.shape}")
             if arr.size != 1:
                 if n not in (1, arr.size):
-                    raise ValueError(f"{k}: {arr.size} scenarios where others have {n}")
+                    raise AssumptionError(f"{k}: {arr.size} scenarios where others have {n}")
                 n = arr.size
+            _check_array(k, arr)
             self.over[k] = arr
         self.n = n
         self.read: set[str] = set()  # the keys the evaluation asked for
+        self._check_cross()
 
     def __call__(self, key: str) -> Array:
         """The key's values, shape (N,) where it varies and (1,) where it does not (broadcasts)."""
@@ -56,41 +73,431 @@ class Params:
             return self.over[key]
         return np.array([float(self.a.values[key])])
 
+    def get(self, key: str) -> Array | None:
+        """Like calling, but None for a blank optional cell (a key absent from the data)."""
+        return self(key) if key in self.a.values else None
 
-@dataclass
-class Results:
-    """Monthly paths (N, H) and headline metrics (N,) of N scenarios."""
+    def row(self, key: str) -> Array:
+        """The key's values as a row (1, N) or (1, 1), to broadcast against months (H, 1)."""
+        return self(key)[None, :]
 
-    months: Array
-    rent: Array
-    discount: Array
+    def _check_cross(self) -> None:
+        if not self.over:
+            return  # the assumptions themselves passed every rule at load
+        H = int(self.a.values["horizon.months"])
+        term = self("contract.term_months")
+        if np.any(term > H):
+            bad = float(term[term > H][0])
+            raise AssumptionError(
+                f"contract.term_months: {bad:g} is longer than the horizon {H}; expected "
+                "contract.term_months <= horizon.months"
+            )
+        total = self("tiers.fast.adoption") + self("tiers.ultrafast.adoption")
+        if np.any(total > 1):
+            raise AssumptionError(
+                f"tiers.fast.adoption + tiers.ultrafast.adoption = {float(total[total > 1][0]):g}; "
+                "expected a sum <= 1 (standard takes the rest)"
+            )
+        self.read.clear()
+
+
+def _check_array(key: str, arr: Array) -> None:
+    """Every element of an override within the key's rule."""
+    rule = rule_for(key)
+    if rule is None:  # pragma: no cover - every loaded key has a rule
+        return
+    ok = np.array([rule.check(float(x)) for x in arr]) if arr.size < 64 else _check_fast(rule, arr)
+    if not ok.all():
+        bad = float(arr[~ok][0])
+        raise AssumptionError(
+            f"{key}: {bad:g} is out of range; expected {rule.expected()} [{rule.unit}]"
+        )
+
+
+def _check_fast(rule, arr: Array) -> Array:
+    ok = np.isfinite(arr)
+    if rule.kind == "integer":
+        ok &= arr == np.round(arr)
+    if rule.low is not None:
+        ok &= (arr > rule.low) if rule.low_open else (arr >= rule.low)
+    if rule.high is not None:
+        ok &= (arr < rule.high) if rule.high_open else (arr <= rule.high)
+    return ok
+
+
+# ---------------------------------------------------------------------------
+# stages
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """What the contract serves (3.5). t: month numbers (H, 1); mw_online MW_t (H, N) [MW];
+    throughput_ultrafast / throughput_standard Thr*(s) (N,) [tokens/s/MW]; streams C_t
+    (H, N) [peak streams at the ultrafast speed]."""
+
+    t: Array
+    term: Array
+    mw_online: Array
+    throughput_ultrafast: Array
+    throughput_standard: Array
     streams: Array
-    api_tokens: Array
+
+
+def throughput(p: Params, speed: Array) -> Array:
+    """Thr*_platform(s) [tokens/s/MW] (N,): the data frontier or the physics envelope, as
+    capacity.basis says (3.5)."""
+    a = p.a
+    plat = str(a.values["contract.platform"])
+    if a.values["capacity.basis"] == "physics":
+        chip = physics.chip_from(p.get, plat)
+        return physics.envelope(speed, physics.model_from(p), chip, p("facility.pue")).throughput
+    ids = a.frontier_ids(plat)
+    xs = [float(a.values[f"frontier.{i}.tokens_per_s_per_user"]) for i in ids]
+    ys = np.stack(np.broadcast_arrays(*(p(f"frontier.{i}.tokens_per_s_per_mw") for i in ids)), 1)
+    rising = np.diff(ys, axis=1) > 0
+    if rising.any():
+        j = int(np.argmax(rising.any(axis=0)))
+        raise AssumptionError(
+            f"frontier.{ids[j + 1]}.tokens_per_s_per_mw rises above frontier.{ids[j]}."
+            "tokens_per_s_per_mw at a faster speed; expected throughput that does not rise "
+            "with speed"
+        )
+    try:
+        return cap.throughput_per_mw(speed, xs, ys, p(f"hardware.{plat}.frontier_scale"), plat)
+    except cap.FrontierRangeError as exc:
+        raise AssumptionError(f"tier speed: {exc}") from None
+
+
+def capacity_stage(p: Params) -> Capacity:
+    """MW online, Thr* at the ultrafast and standard speeds, and the contract's peak streams."""
+    H = int(p.a.values["horizon.months"])
+    t = cap.months(H)[:, None]
+    term = p.row("contract.term_months")
+    mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
+    s_u = p("tiers.ultrafast.tokens_per_s")
+    thr_u = throughput(p, s_u)
+    thr_std = throughput(p, p("tiers.standard.tokens_per_s"))
+    return Capacity(t, term, mw_online, thr_u, thr_std, cap.streams(mw_online, thr_u, s_u))
+
+
+def rent_stage(p: Params, c: Capacity) -> Array:
+    """R_t [USD] (H, N): pay as delivered or flat (4.1)."""
+    return cost.rent(
+        c.t,
+        c.mw_online,
+        p.row("contract.value_usd"),
+        c.term,
+        p.row("contract.pay_as_delivered"),
+    )
+
+
+@dataclass(frozen=True)
+class Demand:
+    """Per-user demand and the API's wanted tokens (5.1, 5.2, 5.4), time-major (H, N).
+
+    efficiency e_t [-]; phi {tier: (N,)} [-]; plus_pool N_t [users]; plus_hits {tier: SF} and
+    pro_hits {tier: SF} [share] (pro_hits has the fast tier only with detail); w_plus_ultrafast,
+    w_pro_ultrafast, w_plus_standard, w_pro_standard [tokens/user-week]; api_wanted V_t
+    [tokens/month].
+    """
+
+    efficiency: Array
+    phi: dict[str, Array]
+    plus_pool: Array
+    plus_hits: dict[str, Array]
+    pro_hits: dict[str, Array]
+    w_plus_ultrafast: Array
+    w_pro_ultrafast: Array
+    w_plus_standard: Array
+    w_pro_standard: Array
+    api_wanted: Array
+
+
+def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
+    t, row = c.t, p.row
+    log_e = quota.log_token_efficiency(row("usage.token_efficiency_gain_annual"), t)
+    e = np.exp(log_e)
+    s_std = p("tiers.standard.tokens_per_s")
+    el = p("usage.speed_elasticity")
+    tiers = p.a.tier_ids()
+    phi = {i: quota.speed_factor(p(f"tiers.{i}.tokens_per_s"), s_std, el) for i in tiers}
+    sigma = row("usage.demand_sigma")
+
+    def logs(plan: str, tier: str) -> Array:
+        return quota.log_quota_over_median(
+            row(f"plans.{plan}.weekly_quota_tokens"),
+            row(f"tiers.{tier}.usage_multiplier"),
+            row(f"plans.{plan}.median_weekly_tokens"),
+            phi[tier][None, :],
+            log_e,
+        )
+
+    def served(plan: str, tier: str, ell: Array, hit: Array) -> Array:
+        mu = row(f"plans.{plan}.median_weekly_tokens") * phi[tier][None, :] * e
+        return quota.tokens_served(mu, ell, sigma, hit)
+
+    plus_l = {i: logs("plus", i) for i in tiers}
+    plus_hits = {i: quota.cap_hit_share(plus_l[i], sigma) for i in tiers}
+    pro_tiers = tiers if detail else ("standard", "ultrafast")
+    pro_l = {i: logs("pro", i) for i in pro_tiers}
+    pro_hits = {i: quota.cap_hit_share(pro_l[i], sigma) for i in pro_tiers}
+    plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
+        (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
+    )
+    wanted = rev.api_tokens_wanted(
+        row("api.ultrafast_tokens_per_month"),
+        row("tiers.ultrafast.price_per_mtok_usd"),
+        row("api.reference_price_per_mtok_usd"),
+        row("api.price_elasticity"),
+        e,
+        t,
+        row("api.ramp_months"),
+        c.term,
+    )
+    return Demand(
+        efficiency=e,
+        phi=phi,
+        plus_pool=plus_pool,
+        plus_hits=plus_hits,
+        pro_hits=pro_hits,
+        w_plus_ultrafast=served("plus", "ultrafast", plus_l["ultrafast"], plus_hits["ultrafast"]),
+        w_pro_ultrafast=served("pro", "ultrafast", pro_l["ultrafast"], pro_hits["ultrafast"]),
+        w_plus_standard=served("plus", "standard", plus_l["standard"], plus_hits["standard"]),
+        w_pro_standard=served("pro", "standard", pro_l["standard"], pro_hits["standard"]),
+        api_wanted=wanted,
+    )
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """The API served first, then ultrafast adoption and the Pro stocks (5.3-5.6), (H, N).
+
+    api_streams S_api,t [peak streams]; api_served V*_t [tokens/month]; path: the Pro stocks,
+    adoption and cap-hit shares (conversion.ProPath)."""
+
     api_streams: Array
-    eligible: Array
-    ultrafast_adoption: Array
-    capacity_utilization: Array
-    plus_cap_hit: Array
-    plus_cap_hit_counterfactual: Array
-    pro: Array
-    pro_counterfactual: Array
-    incremental_pro: Array | None  # None when evaluated with detail=False
-    subscription_revenue: Array | None  # None when evaluated with detail=False
-    api_revenue: Array
-    revenue: Array | None  # None when evaluated with detail=False
+    api_served: Array
+    path: conversion.ProPath
+
+
+def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
+    pta = p.row("usage.peak_to_average")
+    s_u = p("tiers.ultrafast.tokens_per_s")
+    s_api, v_served = rev.api_served(c.streams, dem.api_wanted, pta, s_u[None, :])
+    path = conversion.pro_paths(
+        plus_pool=dem.plus_pool,
+        pro_start=p("market.pro_subscribers_start"),
+        churn=p("conversion.pro_churn_monthly"),
+        extra_churn_after_term=p("conversion.extra_churn_after_term_monthly"),
+        base_upgrade=p("conversion.plus_to_pro_base_monthly"),
+        capped_propensity=p("conversion.capped_upgrade_propensity"),
+        adoption_fast=p("tiers.fast.adoption"),
+        adoption_ultrafast=p("tiers.ultrafast.adoption"),
+        peak_to_average=p("usage.peak_to_average"),
+        speed_ultrafast=s_u,
+        hit_standard=dem.plus_hits["standard"],
+        hit_fast=dem.plus_hits["fast"],
+        hit_ultrafast=dem.plus_hits["ultrafast"],
+        w_plus_ultrafast=dem.w_plus_ultrafast,
+        w_pro_ultrafast=dem.w_pro_ultrafast,
+        free_streams=np.maximum(c.streams - s_api, 0.0),
+        term_months=c.term[0],
+    )
+    return Adoption(s_api, v_served, path)
+
+
+@dataclass(frozen=True)
+class Revenue:
+    """Incremental revenue, backfill and the GPU-fleet boundary (5.5, 5.7-5.9), (H, N).
+
+    incremental_pro dP_t [users]; subscription sub_t and api api_t [USD]; subscriber_streams
+    a_u A_t peak_to_average [peak streams]; adopter_tokens a_u A_t s_u SECONDS_PER_MONTH
+    [tokens/month]; backfill Bf_t [tokens/month]; moved / added [tokens/month]; gpu gpu_t [USD].
+    """
+
+    incremental_pro: Array
+    subscription: Array
+    api: Array
+    subscriber_streams: Array
+    adopter_tokens: Array
+    backfill: Array
+    moved: Array
+    added: Array
+    gpu: Array
+
+
+def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue:
+    row = p.row
+    path = ado.path
+    d_pro = path.pro - path.pro_counterfactual
+    sub = rev.subscription_revenue(
+        d_pro, row("plans.pro.price_usd_month"), row("plans.plus.price_usd_month")
+    )
+    cannibalised = row("api.cannibalised_share")
+    api = rev.api_revenue(
+        ado.api_served,
+        row("tiers.ultrafast.price_per_mtok_usd"),
+        cannibalised,
+        row("api.standard_price_per_mtok_usd"),
+    )
+    pta = row("usage.peak_to_average")
+    subscriber = path.ultrafast_adoption * path.all_adopt_streams * pta
+    spare = rev.spare_share(c.streams, ado.api_streams + subscriber, c.mw_online)
+    backfill = rev.backfill_tokens(
+        spare,
+        c.mw_online,
+        c.throughput_standard[None, :],
+        pta,
+        row("capacity.backfill_tokens_per_month"),
+        dem.efficiency,
+        c.t,
+        c.term,
+    )
+    s_u = row("tiers.ultrafast.tokens_per_s")
+    adopter_tokens = subscriber / pta * s_u * SECONDS_PER_MONTH
+    moved = rev.tokens_moved_off_gpus(
+        backfill, ado.api_served, cannibalised, adopter_tokens, dem.phi["ultrafast"][None, :]
+    )
+    added = rev.tokens_added_to_gpus(d_pro, dem.w_pro_standard, dem.w_plus_standard)
+    gpu = rev.gpu_savings(moved, added, row("capacity.gpu_cost_per_mtok_usd"))
+    return Revenue(d_pro, sub, api, subscriber, adopter_tokens, backfill, moved, added, gpu)
+
+
+@dataclass(frozen=True)
+class Cash:
+    """Cash flows and the headline metrics (section 6). Monthly (H, N) [USD], metrics (N,)."""
+
     net_cash_flow: Array
+    discount: Array
     discounted_cash_flow: Array
-    cumulative_cash: Array | None  # None when evaluated with detail=False
-    cumulative_discounted_cash: Array | None  # None when evaluated with detail=False
+    cumulative_cash: Array
     npv: Array
+    npv_without_terminal_value: Array
+    npv_at_term: Array
+    terminal_value: Array
     irr_annual: Array
     payback_months: Array
     discounted_payback_months: Array
     shortfall: Array
     rent_npv: Array
-    throughput_per_mw: Array
-    pro_cap_hit: Array | None = None
-    # intermediate rows the workbook shows as formulas, (N, H) or (N,) (detail only)
+    profitability_index: Array
+
+
+def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> Cash:
+    row = p.row
+    keep = 1.0 - row("finance.variable_cost_share")
+    inflow = (r.subscription + r.api) * keep + r.gpu
+    cf = inflow - rent
+    rate = row("finance.discount_rate_annual")
+    d = cost.discount(c.t, rate)
+    disc = cf * d
+    k = np.cumsum(cf, axis=0)
+    npv_h = disc.sum(axis=0)
+    in_term = c.t <= c.term
+    # the Pro tail after H: the net margin of one incremental subscriber at H
+    extra_tokens = (dem.w_pro_standard[-1] - dem.w_plus_standard[-1]) * (
+        SECONDS_PER_MONTH / SECONDS_PER_WEEK
+    )
+    margin = (row("plans.pro.price_usd_month") - row("plans.plus.price_usd_month"))[0] * keep[
+        0
+    ] - extra_tokens * row("capacity.gpu_cost_per_mtok_usd")[0] / TOKENS_PER_MILLION
+    tv = terminal_value(
+        r.incremental_pro[-1],
+        margin,
+        p("conversion.pro_churn_monthly"),
+        p("conversion.extra_churn_after_term_monthly"),
+        p("finance.discount_rate_annual"),
+    )
+    tv_on = p("finance.terminal_value")
+    npv = npv_h + tv_on * tv * d[-1]
+    flows = np.array(np.broadcast_to(cf, (cf.shape[0], p.n)))
+    flows[-1] += tv_on * tv
+    rent_npv = (rent * d).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pi = ((inflow * d).sum(axis=0) + tv_on * tv * d[-1]) / rent_npv
+    return Cash(
+        net_cash_flow=cf,
+        discount=d,
+        discounted_cash_flow=disc,
+        cumulative_cash=k,
+        npv=npv,
+        npv_without_terminal_value=npv_h,
+        npv_at_term=np.where(in_term, disc, 0.0).sum(axis=0),
+        terminal_value=np.broadcast_to(tv, npv.shape),
+        irr_annual=annualise(irr(np.ascontiguousarray(flows.T))),
+        payback_months=payback_time_major(cf, k),
+        discounted_payback_months=payback_time_major(disc),
+        shortfall=np.maximum(0.0, -k[-1]),
+        rent_npv=rent_npv,
+        profitability_index=pi,
+    )
+
+
+# ---------------------------------------------------------------------------
+# results
+
+
+def _f(unit: str, shape: str, doc: str):
+    return field(default=None, metadata={"unit": unit, "shape": shape, "doc": doc})
+
+
+@dataclass
+class Results:
+    """Monthly paths (N, H) and headline metrics (N,) of N scenarios.
+
+    Each field's unit and shape are in its metadata (``Results.units()``); fields marked
+    "detail" are None when evaluated with detail=False.
+    """
+
+    months: Array = _f("month", "(H,)", "month numbers 1..H")
+    mw_online: Array = _f("MW", "(N, H)", "facility MW online, MW_t")
+    rent: Array = _f("USD", "(N, H)", "rent R_t")
+    discount: Array = _f("-", "(N, H)", "discount factor d_t")
+    capacity_streams: Array = _f(
+        "streams", "(N, H)", "peak ultrafast streams the contract serves, C_t"
+    )
+    api_tokens_wanted: Array = _f("tokens/month", "(N, H)", "API tokens wanted, V_t")
+    api_tokens_served: Array = _f("tokens/month", "(N, H)", "API tokens served, V*_t")
+    api_streams_peak: Array = _f("streams", "(N, H)", "API peak streams, S_api,t")
+    subscriber_streams_peak: Array = _f("streams", "(N, H)", "subscribers' peak ultrafast streams")
+    ultrafast_adoption: Array = _f("share", "(N, H)", "ultrafast adoption a_u,t")
+    utilization: Array = _f("share", "(N, H)", "average utilisation of the contract (detail)")
+    plus_pool: Array = _f("users", "(N, H)", "Plus users N_t")
+    eligible: Array = _f("users", "(N, H)", "users eligible for the faster tiers, E_t")
+    token_efficiency: Array = _f("-", "(N, H)", "token efficiency e_t")
+    plus_cap_hit: Array = _f("share", "(N, H)", "Plus cap-hit share with the tier, h_plus,t")
+    plus_cap_hit_counterfactual: Array = _f("share", "(N, H)", "Plus cap-hit share without it")
+    pro_cap_hit: Array = _f("share", "(N, H)", "Pro cap-hit share with the tier (detail)")
+    pro: Array = _f("users", "(N, H)", "Pro subscribers with the tier, P_t")
+    pro_counterfactual: Array = _f("users", "(N, H)", "Pro subscribers without it, P0_t")
+    incremental_pro: Array = _f("users", "(N, H)", "incremental Pro subscribers dP_t")
+    subscription_revenue: Array = _f("USD", "(N, H)", "sub_t")
+    api_revenue: Array = _f("USD", "(N, H)", "api_t")
+    revenue: Array = _f("USD", "(N, H)", "sub_t + api_t")
+    backfill_tokens: Array = _f("tokens/month", "(N, H)", "backfilled standard tokens, Bf_t")
+    backfill_usd: Array = _f("USD", "(N, H)", "GPU cost the backfill saves (part of gpu_t)")
+    tokens_served: Array = _f("tokens/month", "(N, H)", "tokens served on the contract, U_t")
+    tokens_moved_off_gpus: Array = _f("tokens/month", "(N, H)", "moved_t")
+    tokens_added_to_gpus: Array = _f("tokens/month", "(N, H)", "added_t")
+    gpu_savings: Array = _f("USD", "(N, H)", "gpu_t")
+    net_cash_flow: Array = _f("USD", "(N, H)", "CF_t")
+    discounted_cash_flow: Array = _f("USD", "(N, H)", "CF_t d_t")
+    cumulative_cash: Array = _f("USD", "(N, H)", "K_t")
+    cumulative_discounted_cash: Array = _f("USD", "(N, H)", "cumulative CF_t d_t (detail)")
+    npv: Array = _f("USD", "(N,)", "NPV, terminal value included when finance.terminal_value = 1")
+    npv_without_terminal_value: Array = _f("USD", "(N,)", "sum CF_t d_t")
+    npv_at_term: Array = _f("USD", "(N,)", "sum over t <= T of CF_t d_t")
+    terminal_value: Array = _f("USD", "(N,)", "TV at H (undiscounted)")
+    irr_annual: Array = _f("1/yr", "(N,)", "annualised IRR, root nearest zero; NaN if none")
+    payback_months: Array = _f("months", "(N,)", "lasting-recovery payback; NaN if none")
+    discounted_payback_months: Array = _f("months", "(N,)", "the same on discounted cash")
+    shortfall: Array = _f("USD", "(N,)", "max(0, -K_H)")
+    rent_npv: Array = _f("USD", "(N,)", "NPV of the rent")
+    profitability_index: Array = _f("-", "(N,)", "PV of inflows (and TV) / NPV of rent")
+    realised_cost_per_mtok: Array = _f("USD per 1M tokens", "(N,)", "1e6 sum R_t / sum U_t")
+    throughput_per_mw: Array = _f("tokens/s/MW", "(N,)", "Thr* at the ultrafast speed")
+    throughput_per_mw_standard: Array = _f("tokens/s/MW", "(N,)", "Thr* at the standard speed")
+    # intermediate rows the workbook shows as formulas (detail only): name -> (N, H) or (N,)
     parts: dict[str, Array] | None = None
     # sums over the horizon for the summary, each (N,) (detail only)
     totals: dict[str, Array] | None = None
@@ -101,187 +508,201 @@ class Results:
     def n(self) -> int:
         return self.npv.shape[0]
 
+    @classmethod
+    def units(cls) -> dict[str, tuple[str, str, str]]:
+        """{field: (unit, shape, meaning)} of every array field."""
+        return {
+            f.name: (f.metadata["unit"], f.metadata["shape"], f.metadata["doc"])
+            for f in fields(cls)
+            if "unit" in f.metadata
+        }
+
 
 def evaluate(
     a: Assumptions, overrides: Mapping[str, ArrayLike] | None = None, detail: bool = True
 ) -> Results:
-    """Evaluate MODEL.md sections 3, 5 and 6 for every scenario at once.
+    """Evaluate the model for every scenario at once (docs/model.md, sections 3-6).
 
     Parameters
     ----------
-    a : the validated assumptions (structural keys: horizon, term, platform).
+    a : the validated assumptions (structural keys: horizon, platform, capacity basis).
     overrides : {dotted key: scalar or (N,) array} replacing numeric assumptions.
-    detail : also compute what only reports show: the Pro plan's cap-hit share, capacity
-        utilisation and cumulative cash (None / NaN when False, for speed).
+    detail : also compute what only reports show (utilisation, the Pro plan's cap hits,
+        cumulative discounted cash, totals, the workbook's intermediate rows); None when False.
+
+    Raises AssumptionError for an override outside its key's rule, and for a result that
+    breaks an invariant (more Pro subscribers than users) or is not a number.
     """
     p = Params(a, overrides)
-    H = int(a.values["horizon.months"])
-    T = int(a.values["contract.term_months"])
-    plat = str(a.values["contract.platform"])
-    # Internally time-major: monthly arrays are (H, N), month t in one contiguous row,
-    # parameters are rows (1, N) (or (1, 1) where they do not vary). Results are (N, H) views.
-    t = cap.months(H)[:, None]
-
-    def row(key: str) -> Array:
-        return p(key)[None, :]
-
-    d = cost.discount(t, row("finance.discount_rate_annual"))
-    rent = cost.rent(t, row("contract.value_usd"), T)
-
-    # capacity of the contract at the ultrafast speed
-    ids = a.frontier_ids(plat)
-    xs = np.array([a.values[f"frontier.{i}.tokens_per_s_per_user"] for i in ids], float)
-    ys = np.stack(
-        np.broadcast_arrays(*(p(f"frontier.{i}.tokens_per_s_per_mw") for i in ids)), axis=1
-    )
-    s_u = p("tiers.ultrafast.tokens_per_s")
-    try:
-        thr = cap.throughput_per_mw(s_u, xs, ys, plat)
-    except cap.FrontierRangeError as exc:
-        raise AssumptionError(f"tiers.ultrafast.tokens_per_s: {exc}") from None
-    online = cap.online_share(t, row("contract.ramp_months"), T)
-    streams = cap.streams(online, row("contract.mw"), thr[None, :], s_u[None, :])
-    v = revenue.api_tokens(row("api.ultrafast_tokens_per_month"), online)
-    s_api = revenue.api_streams(v, s_u[None, :])
-
-    # users and quota consumption
-    # exp/log1p rather than **: numpy's power can differ in the last bit with an element's
-    # position in the array, which would make results depend on the chunk size
-    plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
-        (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
-    )
-    log_e = quota.log_token_efficiency(row("usage.token_efficiency_gain_annual"), t)
-    s_std = p("tiers.standard.tokens_per_s")
-    factors = {
-        i: quota.consumption_factor(
-            p(f"tiers.{i}.usage_multiplier"),
-            p(f"tiers.{i}.tokens_per_s"),
-            s_std,
-            p("usage.speed_elasticity"),
-        )[None, :]
-        for i in TIERS
-    }
-
-    def hits(plan: str) -> dict[str, Array]:
-        return quota.tier_cap_hits(
-            row(f"plans.{plan}.weekly_quota_tokens"),
-            row(f"plans.{plan}.median_weekly_tokens"),
-            row("usage.demand_sigma"),
-            log_e,
-            factors,
-        )
-
-    hp = hits("plus")
-    path = conversion.pro_paths(
-        plus_pool=plus_pool,
-        pro_start=p("market.pro_subscribers_start"),
-        churn=p("conversion.pro_churn_monthly"),
-        base_upgrade=p("conversion.plus_to_pro_base_monthly"),
-        capped_propensity=p("conversion.capped_upgrade_propensity"),
-        adoption_fast=p("tiers.fast.adoption"),
-        adoption_ultrafast=p("tiers.ultrafast.adoption"),
-        hit_standard=hp["standard"],
-        hit_fast=hp["fast"],
-        hit_ultrafast=hp["ultrafast"],
-        streams=streams,
-        api_streams=s_api,
-        peak_concurrency=p("usage.peak_concurrency"),
-        term_months=T,
-    )
-    prices = (row("plans.pro.price_usd_month"), row("plans.plus.price_usd_month"))
-    api = revenue.api_revenue(v, row("tiers.ultrafast.price_per_mtok_usd"))
-    keep = 1.0 - row("finance.variable_cost_share")
-    if detail:
-        d_pro = path.pro - path.pro_counterfactual
-        sub = revenue.subscription_revenue(path.pro, path.pro_counterfactual, *prices)
-        rev = sub + api
-        cf = rev * keep - rent
-    else:  # the same arithmetic in place: the (H, N) intermediates are not kept
-        d_pro = sub = rev = None
-        cf = revenue.subscription_revenue(
-            path.pro, path.pro_counterfactual, *prices, out=np.empty((H, p.n))
-        )
-        cf += api
-        cf *= keep
-        cf -= rent
-    disc = cf * d
-    shape = (p.n, H)
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite results are checked below
+        c = capacity_stage(p)
+        rent = rent_stage(p, c)
+        dem = demand_stage(p, c, detail)
+        ado = adoption_stage(p, c, dem)
+        r = revenue_stage(p, c, dem, ado)
+        cash = cash_stage(p, c, rent, dem, r)
+    _check_results(p, dem, ado, cash)
+    N, H = p.n, c.t.shape[0]
 
     def nh(x: Array) -> Array:
         """(H, N) or (H, 1) -> an (N, H) view."""
-        return np.broadcast_to(np.asarray(x).T, shape)
+        return np.broadcast_to(np.asarray(x).T, (N, H))
 
-    def vec(x: Array) -> Array:
-        return np.broadcast_to(x, (p.n,))
+    def vec(x: ArrayLike) -> Array:
+        return np.broadcast_to(np.asarray(x, float), (N,))
 
-    cf_nh = nh(cf)
-    pro_hit = util = cum = cum_disc = None
-    if detail:
-        cum = np.cumsum(cf, axis=0)
-        cum_disc = np.cumsum(disc, axis=0)
-        hq = hits("pro")
-        a_u = path.ultrafast_adoption
-        a_f = row("tiers.fast.adoption")
-        pro_hit = quota.cap_hit_share(
-            [1.0 - a_f - a_u, a_f, a_u], [hq["standard"], hq["fast"], hq["ultrafast"]]
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            util = np.where(
-                streams > 0,
-                (s_api + row("usage.peak_concurrency") * a_u * path.eligible) / streams,
-                np.nan,
-            )
-    return Results(
+    path = ado.path
+    out = Results(
         months=cap.months(H),
+        mw_online=nh(c.mw_online),
         rent=nh(rent),
-        discount=nh(d),
-        streams=nh(streams),
-        api_tokens=nh(v),
-        api_streams=nh(s_api),
-        eligible=nh(path.eligible),
+        discount=nh(cash.discount),
+        capacity_streams=nh(c.streams),
+        api_tokens_wanted=nh(dem.api_wanted),
+        api_tokens_served=nh(ado.api_served),
+        api_streams_peak=nh(ado.api_streams),
+        subscriber_streams_peak=nh(r.subscriber_streams),
         ultrafast_adoption=nh(path.ultrafast_adoption),
-        capacity_utilization=nh(util) if util is not None else np.broadcast_to(np.nan, shape),
+        plus_pool=nh(dem.plus_pool),
+        eligible=nh(dem.plus_pool + _previous(path.pro, p("market.pro_subscribers_start"))),
+        token_efficiency=nh(dem.efficiency),
         plus_cap_hit=nh(path.plus_cap_hit),
         plus_cap_hit_counterfactual=nh(path.plus_cap_hit_counterfactual),
         pro=nh(path.pro),
         pro_counterfactual=nh(path.pro_counterfactual),
-        incremental_pro=nh(d_pro) if d_pro is not None else None,
-        subscription_revenue=nh(sub) if sub is not None else None,
-        api_revenue=nh(api),
-        revenue=nh(rev) if rev is not None else None,
-        net_cash_flow=cf_nh,
-        discounted_cash_flow=nh(disc),
-        cumulative_cash=nh(cum) if cum is not None else None,
-        cumulative_discounted_cash=nh(cum_disc) if cum_disc is not None else None,
-        npv=vec(disc.sum(axis=0)),
-        irr_annual=vec(annualise(irr(cf_nh))),
-        payback_months=vec(payback_month(cf_nh)),
-        discounted_payback_months=vec(payback_month(nh(disc))),
-        shortfall=vec(shortfall(cf_nh)),
-        rent_npv=vec((rent * d).sum(axis=0)),
-        throughput_per_mw=vec(thr),
-        pro_cap_hit=nh(pro_hit) if pro_hit is not None else None,
-        inputs_read=frozenset(p.read),
-        totals=None
-        if not detail
-        else {
-            "rent_usd": vec(rent.sum(axis=0)),
-            "subscription_revenue_usd": vec(sub.sum(axis=0)),
-            "api_revenue_usd": vec(api.sum(axis=0)),
-            "peak_incremental_pro_subscribers": vec(d_pro.max(axis=0)),
-            "peak_ultrafast_adoption": vec(path.ultrafast_adoption.max(axis=0)),
-        },
-        parts=None
-        if not detail
-        else {
-            "online_share": nh(online),
-            "plus_pool": nh(plus_pool),
-            "token_efficiency": nh(np.exp(log_e)),
-            **{f"factor.{i}": vec(f[0]) for i, f in factors.items()},
-            **{f"plus_hit.{i}": nh(x) for i, x in hp.items()},
-            **{f"pro_hit.{i}": nh(x) for i, x in hq.items()},
-        },
+        incremental_pro=nh(r.incremental_pro),
+        subscription_revenue=nh(r.subscription),
+        api_revenue=nh(r.api),
+        revenue=nh(r.subscription + r.api),
+        backfill_tokens=nh(r.backfill),
+        backfill_usd=nh(r.backfill * p.row("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION),
+        tokens_served=nh(ado.api_served + r.adopter_tokens + r.backfill),
+        tokens_moved_off_gpus=nh(r.moved),
+        tokens_added_to_gpus=nh(r.added),
+        gpu_savings=nh(r.gpu),
+        net_cash_flow=nh(cash.net_cash_flow),
+        discounted_cash_flow=nh(cash.discounted_cash_flow),
+        cumulative_cash=nh(cash.cumulative_cash),
+        npv=vec(cash.npv),
+        npv_without_terminal_value=vec(cash.npv_without_terminal_value),
+        npv_at_term=vec(cash.npv_at_term),
+        terminal_value=vec(cash.terminal_value),
+        irr_annual=vec(cash.irr_annual),
+        payback_months=vec(cash.payback_months),
+        discounted_payback_months=vec(cash.discounted_payback_months),
+        shortfall=vec(cash.shortfall),
+        rent_npv=vec(cash.rent_npv),
+        profitability_index=vec(cash.profitability_index),
+        throughput_per_mw=vec(c.throughput_ultrafast),
+        throughput_per_mw_standard=vec(c.throughput_standard),
     )
+    served = ado.api_served + r.adopter_tokens + r.backfill
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.realised_cost_per_mtok = vec(TOKENS_PER_MILLION * rent.sum(axis=0) / served.sum(axis=0))
+    if detail:
+        _add_detail(out, p, c, rent, dem, ado, r, cash, nh, vec)
+    out.inputs_read = frozenset(p.read)
+    return out
+
+
+def _previous(x: Array, start: Array) -> Array:
+    """x_(t-1) for t = 1..H, time-major, with x_0 = start: (H, N)."""
+    H, N = x.shape[0], max(x.shape[1], start.size)
+    out = np.empty((H, N))
+    out[0] = start
+    out[1:] = x[:-1]
+    return out
+
+
+def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
+    """The fields only reports show: utilisation, the Pro plan's cap hits, totals, parts."""
+    path = ado.path
+    pta = p.row("usage.peak_to_average")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        contract = np.where(
+            c.streams > 0, (ado.api_streams + r.subscriber_streams) / (pta * c.streams), 0.0
+        )
+        std_cap = c.mw_online * c.throughput_standard[None, :] * SECONDS_PER_MONTH
+        backfill = np.where(std_cap > 0, r.backfill / std_cap, 0.0)
+    out.utilization = nh(np.where(c.mw_online > 0, contract + backfill, np.nan))
+    a_u = path.ultrafast_adoption
+    a_f = p.row("tiers.fast.adoption")
+    ph = dem.pro_hits
+    out.pro_cap_hit = nh(
+        quota.plan_cap_hit(
+            [1.0 - a_f - a_u, a_f, a_u], [ph["standard"], ph["fast"], ph["ultrafast"]]
+        )
+    )
+    out.cumulative_discounted_cash = nh(np.cumsum(cash.discounted_cash_flow, axis=0))
+    out.totals = {
+        "rent_usd": vec(rent.sum(axis=0)),
+        "subscription_revenue_usd": vec(r.subscription.sum(axis=0)),
+        "api_revenue_usd": vec(r.api.sum(axis=0)),
+        "backfill_usd": vec(out.backfill_usd.sum(axis=1)),
+        "gpu_savings_usd": vec(r.gpu.sum(axis=0)),
+        "gpu_cost_of_added_usd": vec(
+            r.added.sum(axis=0) * p("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION
+        ),
+        "tokens_moved_off_gpus": vec(r.moved.sum(axis=0)),
+        "tokens_added_to_gpus": vec(r.added.sum(axis=0)),
+        "tokens_served": vec(out.tokens_served.sum(axis=1)),
+        "api_tokens_wanted": vec(dem.api_wanted.sum(axis=0)),
+        "api_tokens_served": vec(ado.api_served.sum(axis=0)),
+        "peak_incremental_pro_subscribers": vec(r.incremental_pro.max(axis=0)),
+        "incremental_pro_subscribers_at_horizon": vec(r.incremental_pro[-1]),
+        "peak_ultrafast_adoption": vec(a_u.max(axis=0)),
+        "peak_utilization": vec(
+            np.nanmax(np.where(c.mw_online > 0, contract + backfill, -np.inf), axis=0)
+        ),
+    }
+    out.parts = {
+        "api_wanted_full": nh(dem.api_wanted),
+        "all_adopt_streams": nh(path.all_adopt_streams),
+        "spare": nh(
+            rev.spare_share(c.streams, ado.api_streams + r.subscriber_streams, c.mw_online)
+        ),
+        "adopter_tokens": nh(r.adopter_tokens),
+        "w_plus_ultrafast": nh(dem.w_plus_ultrafast),
+        "w_pro_ultrafast": nh(dem.w_pro_ultrafast),
+        "w_plus_standard": nh(dem.w_plus_standard),
+        "w_pro_standard": nh(dem.w_pro_standard),
+        **{f"phi.{i}": vec(f) for i, f in dem.phi.items()},
+        **{f"plus_hit.{i}": nh(x) for i, x in dem.plus_hits.items()},
+        **{f"pro_hit.{i}": nh(x) for i, x in dem.pro_hits.items()},
+    }
+
+
+def _check_results(p: Params, dem: Demand, ado: Adoption, cash: Cash) -> None:
+    """Invariants the inputs could break: Pro subscribers never above the users there are, and
+    a finite NPV (a number, never 'n/a')."""
+    mau = p.row("market.mau") * np.exp(
+        (np.arange(dem.plus_pool.shape[0])[:, None]) * np.log1p(p.row("market.mau_growth_monthly"))
+    )
+    over = ado.path.pro > mau
+    if over.any():
+        j = int(np.argmax(over.any(axis=0)))
+        t = int(np.argmax(over[:, j])) + 1
+        raise AssumptionError(
+            f"the Pro subscribers ({float(ado.path.pro[t - 1, j]):,.0f}) exceed the monthly active "
+            f"users ({float(mau[t - 1, min(j, mau.shape[1] - 1)]):,.0f}) in month {t}"
+            + (f" of scenario {j}" if p.n > 1 else "")
+            + ": the upgrade probabilities (conversion.*), market.plus_share_of_mau and "
+            "conversion.pro_churn_monthly cannot all be right; expected at most one Pro "
+            "subscriber per user"
+        )
+    bad = ~np.isfinite(cash.npv)
+    if bad.any():
+        j = int(np.argmax(bad))
+        big = sorted(
+            (k for k in p.read if abs(float(p(k)[min(j, p(k).size - 1)])) > 1e30),
+        )
+        culprits = ", ".join(f"{k}={float(p(k)[min(j, p(k).size - 1)]):g}" for k in big)
+        raise AssumptionError(
+            "NPV is not a finite number"
+            + (f" in scenario {j}" if p.n > 1 else "")
+            + (f": inputs too large ({culprits})" if culprits else ": an input overflowed")
+            + "; expected inputs whose results fit in a double"
+        )
 
 
 def metric(a: Assumptions, overrides: Mapping[str, ArrayLike], name: str) -> Array:
@@ -289,7 +710,9 @@ def metric(a: Assumptions, overrides: Mapping[str, ArrayLike], name: str) -> Arr
     or cumulative_at_term (cumulative cash at the end of the contract)."""
     r = evaluate(a, overrides, detail=False)
     if name == "cumulative_at_term":
-        return r.net_cash_flow[:, : int(a.values["contract.term_months"])].sum(axis=1)
+        term = Params(a, overrides)("contract.term_months")
+        upto = r.months[None, :] <= np.broadcast_to(term, (r.n,))[:, None]
+        return np.where(upto, r.net_cash_flow, 0.0).sum(axis=1)
     return {
         "npv": r.npv,
         "payback": r.payback_months,

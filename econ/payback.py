@@ -1,4 +1,4 @@
-"""Cash flows, payback, NPV, IRR and goal seek (MODEL.md section 6).
+"""Cash flows, payback, NPV, IRR, terminal value and goal seek (docs/model.md, section 6).
 
 Cash flows have shape (N, H) (a 1-D array is one scenario); each falls at the
 end of its period t = 1..H. Failure the caller may expect is a value: no
@@ -37,38 +37,29 @@ def npv(rate: ArrayLike, flows: ArrayLike) -> Array:
     return out if np.ndim(flows) > 1 or np.ndim(rate) > 0 else out[0]
 
 
-def _crossings(f: Array) -> tuple[Array, Array]:
-    """Time-major flows (H, N) -> (crossing months (H, N), NaN where none; cumulative cash K (H, N))."""
-    k = np.cumsum(f, axis=0)
-    out = np.empty_like(f)
-    out[0] = np.nan  # K_0 = 0 is not below zero: month 1 never crosses
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(k[:-1], f[1:], out=out[1:])
-        np.subtract(
-            np.arange(1, f.shape[0], dtype=float)[:, None], out[1:], out=out[1:]
-        )  # (t-1) - K/CF
-    out[1:][~((k[:-1] < 0) & (k[1:] >= 0))] = np.nan
-    return out, k
-
-
-def crossing_months(flows: ArrayLike) -> Array:
-    """For each month t with K_(t-1) < 0 <= K_t, the interpolated crossing (t - 1) + (-K_(t-1)) / CF_t;
-    NaN in every other month. Shape (N, H), like ``flows``; K_0 = 0, so month 1 never crosses.
-
-    The crossings of a row increase with t, so the first one is the smallest.
-    """
-    return _crossings(np.atleast_2d(np.asarray(flows, float)).T)[0].T
-
-
 def payback_month(flows: ArrayLike) -> Array:
-    """The first month t with K_(t-1) < 0 <= K_t, interpolated: (t - 1) + (-K_(t-1)) / CF_t.
+    """Payback month as the lasting recovery (docs/model.md, section 6), shape (N,).
 
-    K is the cumulative sum of ``flows`` (N, H), K_0 = 0. NaN where cumulative
-    cash never recovers within the horizon; 0 where it is never negative.
+    With K the cumulative sum of ``flows`` (N, H) (K_0 = 0): 0 where K_t >= 0 in every month;
+    NaN where K_H < 0 (cumulative cash ends short); otherwise, with L the last month with
+    K_L < 0, the interpolated crossing L + (-K_L) / CF_(L+1). A path that recovers, dips
+    again and ends short has no payback; one that dips after its first recovery but ends
+    recovered pays back at its last crossing.
     """
-    crossings, k = _crossings(np.atleast_2d(np.asarray(flows, float)).T)  # time-major
-    first = np.fmin.reduce(crossings, axis=0)  # NaN only where no month crosses
-    return np.where((k >= 0).all(axis=0), 0.0, first)
+    return payback_time_major(np.atleast_2d(np.asarray(flows, float)).T)
+
+
+def payback_time_major(f: Array, k: Array | None = None) -> Array:
+    """payback_month for time-major flows (H, N); ``k`` is their cumulative sum if known."""
+    k = np.cumsum(f, axis=0) if k is None else k
+    h, n = k.shape
+    neg = k < 0
+    last = h - 1 - np.argmax(neg[::-1], axis=0)  # 0-based index of the last K_t < 0
+    cols = np.arange(n)
+    nxt = np.minimum(last + 1, h - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing = (last + 1) + (-k[last, cols]) / f[nxt, cols]
+    return np.where(~neg.any(axis=0), 0.0, np.where(k[-1] < 0, np.nan, crossing))
 
 
 def shortfall(flows: ArrayLike) -> Array:
@@ -76,10 +67,41 @@ def shortfall(flows: ArrayLike) -> Array:
     return np.maximum(0.0, -np.atleast_2d(np.asarray(flows, float)).sum(axis=1))
 
 
+def terminal_value(
+    incremental_pro: ArrayLike,
+    margin: ArrayLike,
+    churn: ArrayLike,
+    extra_churn: ArrayLike,
+    rate_annual: ArrayLike,
+) -> Array:
+    """TV [USD at H]: the Pro tail after the horizon, dP_H x m_H x (1 - c) / (r_m + c).
+
+    ``margin`` is m_H, the net monthly margin of one incremental subscriber at H [USD/month];
+    c = churn + extra churn [1/month] (the tier is gone by then); r_m = (1 + r)^(1/12) - 1.
+    """
+    c = np.asarray(churn, float) + np.asarray(extra_churn, float)
+    r_m = np.expm1(np.log1p(np.asarray(rate_annual, float)) / 12.0)
+    return np.asarray(incremental_pro, float) * np.asarray(margin, float) * (1.0 - c) / (r_m + c)
+
+
 # The IRR is solved in y = ln(1 + x), where the NPV is a sum of exponentials
-# sum c_t e^(-t y) that Newton's method handles well. A grid uniform in y covers
-# per-period rates from -95 % to +10,000 % and includes y = 0 (a zero rate).
-_Y = np.concatenate([np.linspace(np.log(0.05), 0.0, 31), np.linspace(0.0, np.log(101.0), 47)[1:]])
+# sum c_t e^(-t y) that Newton's method handles well. A grid in y covers per-period
+# rates from -95 % to +10,000 % and includes y = 0 (a zero rate); it is 0.01 fine
+# within +-0.2 of zero, where monthly rates of real deals lie and where two roots
+# close to each other (a deal whose flows change sign twice) must both be seen.
+# Roots closer than one grid step to each other can still be missed.
+_Y = np.unique(
+    np.round(
+        np.concatenate(
+            [
+                np.linspace(np.log(0.05), -0.2, 16),
+                np.linspace(-0.2, 0.2, 41),
+                np.linspace(0.2, np.log(101.0), 40),
+            ]
+        ),
+        12,
+    )
+)
 # grid intervals ordered by how far their rates lie from zero (the interval at zero first)
 _Y_ORDER = np.argsort(
     np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:]))), kind="stable"

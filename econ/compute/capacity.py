@@ -1,7 +1,9 @@
-"""Capacity and physics of serving one model: MODEL.md section 3.
+"""The data frontier, users per MW, capacity online and agent latency (docs/model.md, sections 3.1,
+3.5 and 3.6).
 
 All arguments may be scalars or arrays of scenarios of shape (N,); monthly
-results have shape (N, H). Nothing here reads files.
+results keep the layout of their arguments (the model passes months down and
+scenarios across, (H, N)). Nothing here reads files.
 """
 
 from __future__ import annotations
@@ -11,9 +13,30 @@ from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
 
+# A speed this close to a frontier end (relatively) counts as on the curve: it absorbs the
+# rounding of a speed typed with fewer digits than the point it means.
+COVER_RTOL = 1e-9
+
 
 class FrontierRangeError(ValueError):
     """A per-user speed outside the speeds a platform's frontier points cover."""
+
+
+def covers(point_speeds: ArrayLike, speed: ArrayLike) -> Array:
+    """Whether a frontier with these points' speeds covers each speed (no extrapolation).
+
+    The one definition of "does this platform's curve cover this speed": used by
+    validation, the capacity tables and the interpolation itself.
+
+    Parameters
+    ----------
+    point_speeds : (k,) the frontier points' per-user speeds [tokens/s/user], any order.
+    speed : per-user speed [tokens/s/user], scalar or (N,).
+    """
+    xs = np.asarray(point_speeds, float)
+    s = np.asarray(speed, float)
+    lo, hi = xs.min(), xs.max()
+    return (s >= lo * (1 - COVER_RTOL)) & (s <= hi * (1 + COVER_RTOL))
 
 
 def pchip_slopes(x: Array, y: Array) -> Array:
@@ -51,10 +74,11 @@ def _pchip_edge(h0: float, h1: float, m0: Array, m1: Array) -> Array:
     return np.where((np.sign(m0) != np.sign(m1)) & (np.abs(d) > 3 * np.abs(m0)), 3 * m0, d)
 
 
-def pchip_eval(x: Array, y: Array, xq: Array) -> Array:
+def pchip_eval(x: Array, y: Array, xq: ArrayLike) -> Array:
     """Evaluate the PCHIP interpolant through (x, y) at xq, vectorised over scenarios.
 
-    y has shape (k,) or (N, k); xq is scalar or (N,); xq must lie in [x[0], x[-1]].
+    x is (k,) increasing; y has shape (k,) or (N, k); xq is scalar or (N,) and must
+    lie in [x[0], x[-1]]. The result broadcasts y's scenarios against xq's.
     """
     x = np.asarray(x, float)
     y = np.asarray(y, float)
@@ -67,11 +91,14 @@ def pchip_eval(x: Array, y: Array, xq: Array) -> Array:
     def take(a: Array, j: Array) -> Array:
         if a.ndim == 1:
             return a[j]
-        jj = np.broadcast_to(j, a.shape[:-1])
-        return np.take_along_axis(a, jj[..., None], axis=-1)[..., 0]
+        lead = np.broadcast_shapes(a.shape[:-1], np.shape(j))
+        aa = np.broadcast_to(a, (*lead, a.shape[-1]))
+        jj = np.broadcast_to(j, lead)
+        return np.take_along_axis(aa, jj[..., None], axis=-1)[..., 0]
 
     y0, y1, d0, d1 = take(y, i), take(y, i + 1), take(d, i), take(d, i + 1)
-    t2, t3 = t * t, t * t * t
+    t2 = t * t
+    t3 = t2 * t
     return (
         (2 * t3 - 3 * t2 + 1) * y0
         + (t3 - 2 * t2 + t) * h * d0
@@ -84,72 +111,45 @@ def throughput_per_mw(
     speed: ArrayLike,
     point_speeds: ArrayLike,
     point_throughputs: ArrayLike,
+    scale: ArrayLike = 1.0,
     platform: str = "platform",
 ) -> Array:
-    """Total output per MW at a per-user speed, from a platform's frontier points.
+    """Thr_p(s): total output per facility MW at a per-user speed, from a platform's frontier.
 
     Parameters
     ----------
     speed : per-user speed [tokens/s/user], scalar or (N,).
     point_speeds : (k,) the frontier points' per-user speeds [tokens/s/user], any order.
     point_throughputs : (k,) or (N, k) their throughput [tokens/s/MW].
+    scale : hardware.<p>.frontier_scale, multiplies the whole curve [x], scalar or (N,).
     platform : name used in the error message.
 
     Monotone interpolation (PCHIP on log speed, log throughput), exact at the
-    points. A speed outside the points' range raises :class:`FrontierRangeError`.
+    points. A speed the points do not cover raises :class:`FrontierRangeError`.
     """
     xs = np.asarray(point_speeds, float)
     ys = np.asarray(point_throughputs, float)
     order = np.argsort(xs)
     xs, ys = xs[order], ys[..., order]
     s = np.asarray(speed, float)
-    lo, hi = xs[0], xs[-1]
-    tol = 1e-9 * hi
-    outside = (s < lo - tol) | (s > hi + tol)
-    if np.any(outside):
-        bad = s[outside] if s.ndim else s
-        rng = f"{lo:g} tokens/s only" if xs.size == 1 else f"{lo:g} to {hi:g} tokens/s"
+    inside = covers(xs, s)
+    if not np.all(inside):
+        bad = np.ravel(s[~inside] if s.ndim else s)[0]
+        rng = f"{xs[0]:g} tokens/s only" if xs.size == 1 else f"{xs[0]:g} to {xs[-1]:g} tokens/s"
         raise FrontierRangeError(
-            f"{platform}: {np.ravel(bad)[0]:g} tokens/s/user is outside its frontier points "
+            f"{platform}: {bad:g} tokens/s/user is outside its frontier points "
             f"({rng}); add a point to frontier.csv rather than extrapolate"
         )
     if xs.size == 1:
-        return np.broadcast_to(ys[..., 0], np.broadcast_shapes(s.shape, ys.shape[:-1])).astype(
-            float
-        )
-    return np.exp(pchip_eval(np.log(xs), np.log(ys), np.log(np.clip(s, lo, hi))))
+        curve = np.broadcast_to(ys[..., 0], np.broadcast_shapes(s.shape, ys.shape[:-1]))
+    else:
+        curve = np.exp(pchip_eval(np.log(xs), np.log(ys), np.log(np.clip(s, xs[0], xs[-1]))))
+    return np.asarray(scale, float) * curve
 
 
 def users_per_mw(throughput: ArrayLike, speed: ArrayLike) -> Array:
     """Concurrent active users per MW [users/MW] = throughput [tokens/s/MW] / speed [tokens/s/user]."""
     return np.asarray(throughput, float) / np.asarray(speed, float)
-
-
-def chips_per_replica(params: ArrayLike, bytes_per_param: ArrayLike, memory_gb: ArrayLike) -> Array:
-    """Chips needed to hold one copy of the weights: ceil(params x bytes / memory)."""
-    need = np.asarray(params, float) * np.asarray(bytes_per_param, float)
-    # a relative guard so that 91.0000000001 from float rounding is not 92
-    return np.ceil(need / (np.asarray(memory_gb, float) * 1e9) * (1 - 1e-12))
-
-
-def decode_ceiling(
-    chips: ArrayLike,
-    bandwidth_tb_s: ArrayLike,
-    params: ArrayLike,
-    active_param_share: ArrayLike,
-    bytes_per_param: ArrayLike,
-) -> Array:
-    """Per-user decode speed ceiling [tokens/s/user] of the memory-bandwidth roofline.
-
-    Every generated token reads the active weights once: chips x bandwidth
-    [bytes/s] / (params x active share x bytes per param).
-    """
-    read_per_token = (
-        np.asarray(params, float)
-        * np.asarray(active_param_share, float)
-        * np.asarray(bytes_per_param, float)
-    )
-    return np.asarray(chips, float) * np.asarray(bandwidth_tb_s, float) * 1e12 / read_per_token
 
 
 def agent_task_time(
@@ -159,7 +159,7 @@ def agent_task_time(
     ttft_s: ArrayLike,
     p99_multiplier: ArrayLike,
 ) -> tuple[Array, Array]:
-    """Median and P99 time [s] of an agent task of ``calls`` sequential calls.
+    """Median and P99 time [s] of an agent task of ``calls`` sequential calls (section 3.6).
 
     median = calls x (ttft + output_tokens / speed); P99 = median x multiplier.
     """
@@ -175,10 +175,8 @@ def months(horizon: int) -> Array:
 
 
 def online_share(t: ArrayLike, ramp_months: ArrayLike, term_months: ArrayLike) -> Array:
-    """Share of the contracted capacity online in month t: min(1, t / ramp) while t <= T, else 0.
-
-    All arguments broadcast against each other (any layout); ramp 0 means all online at once.
-    """
+    """Share of the contracted MW online in month t: min(1, t / ramp) while t <= T, else 0
+    (section 3.5). Arguments broadcast (any layout); ramp 0 means all online from month 1."""
     t = np.asarray(t, float)
     ramp = np.asarray(ramp_months, float)
     safe = np.where(ramp > 0, ramp, 1.0)
@@ -186,28 +184,7 @@ def online_share(t: ArrayLike, ramp_months: ArrayLike, term_months: ArrayLike) -
     return np.where(t <= np.asarray(term_months, float), share, 0.0)
 
 
-def ramp_share(t: Array, ramp_months: ArrayLike, term_months: ArrayLike) -> Array:
-    """online_share with months t (H,) across and scenarios down: shape (N, H) ((1, H) for scalars)."""
-    ramp = np.atleast_1d(np.asarray(ramp_months, float))[:, None]
-    term = np.atleast_1d(np.asarray(term_months, float))[:, None]
-    return online_share(np.asarray(t, float)[None, :], ramp, term)
-
-
-def streams(online: ArrayLike, mw: ArrayLike, throughput: ArrayLike, speed: ArrayLike) -> Array:
-    """C_t = Thr(s_ultra) x MW_t / s_ultra, with MW_t = mw x the share online. Arguments broadcast."""
-    return np.asarray(online, float) * (np.asarray(mw, float) * users_per_mw(throughput, speed))
-
-
-def contract_streams(
-    mw: ArrayLike,
-    ramp_months: ArrayLike,
-    term_months: ArrayLike,
-    throughput: ArrayLike,
-    speed: ArrayLike,
-    horizon: int,
-) -> Array:
-    """streams() for months 1..H across and scenarios down, shape (N, H)."""
-    col = lambda x: np.atleast_1d(np.asarray(x, float))[:, None]  # noqa: E731
-    return streams(
-        ramp_share(months(horizon), ramp_months, term_months), col(mw), col(throughput), col(speed)
-    )
+def streams(mw_online: ArrayLike, throughput: ArrayLike, speed: ArrayLike) -> Array:
+    """C_t = Thr*(s) x MW_t / s: the peak streams the online capacity serves at speed s
+    [streams]. Arguments broadcast (any layout)."""
+    return np.asarray(mw_online, float) * users_per_mw(throughput, speed)

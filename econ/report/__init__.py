@@ -6,9 +6,10 @@ import datetime as dt
 from pathlib import Path
 
 from econ.assumptions import Assumptions
+from econ.headline import headline
 from econ.model import evaluate
 from econ.report import charts, sheets
-from econ.report.summary import headline, text
+from econ.report.summary import text
 from econ.report.workbook import OutputError, atomic_write
 
 __all__ = ["OutputError", "report_path", "write_report"]

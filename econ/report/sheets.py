@@ -15,7 +15,7 @@ from econ.assumptions import Assumptions
 from econ.compute import tables
 from econ.constants import HOURS_PER_MONTH, SECONDS_PER_MONTH
 from econ.model import Results
-from econ.payback import crossing_months
+from econ.payback import payback_month as crossing_months  # v1 sheet, rewritten for v2
 from econ.report.summary import text as summary_text
 from econ.report.workbook import (
     QUESTION,

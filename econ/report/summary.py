@@ -1,79 +1,21 @@
-"""Headline figures as a dict (for JSON) and as readable text. Formats results; derives nothing."""
+"""The headline as readable text: the answer first, then the figures behind it. Formats the
+dict of econ.headline; derives nothing."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
-
-from econ.assumptions import Assumptions
-from econ.compute import tables
-from econ.model import Results, evaluate, simple_breakeven
-
-MONTHLY_FIELDS = {
-    "rent_usd": "rent",
-    "subscription_revenue_usd": "subscription_revenue",
-    "api_revenue_usd": "api_revenue",
-    "revenue_usd": "revenue",
-    "net_cash_flow_usd": "net_cash_flow",
-    "cumulative_cash_usd": "cumulative_cash",
-    "pro_subscribers": "pro",
-    "pro_subscribers_counterfactual": "pro_counterfactual",
-    "incremental_pro_subscribers": "incremental_pro",
-    "plus_cap_hit_share": "plus_cap_hit",
-    "plus_cap_hit_share_counterfactual": "plus_cap_hit_counterfactual",
-    "ultrafast_adoption": "ultrafast_adoption",
-    "capacity_utilization": "capacity_utilization",
+LEVER_WORDS = {
+    "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
+    "bytes_per_param": lambda x: (
+        "8-bit weights" if x >= 1 else "4-bit weights" if x >= 0.5 else f"{x:.2g}-byte weights"
+    ),
+    "active_param_share": lambda x: f"a mixture of experts reading {x:.0%} of its weights",
 }
 
 
-def clean(x: Any) -> Any:
-    """NaN and infinities become None; numpy scalars become Python numbers."""
-    if isinstance(x, dict):
-        return {k: clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [clean(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return clean(x.tolist())
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
-def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
-    """Everything `econ summary --json` prints, for scenario 0 of ``r`` (default: evaluate ``a``)."""
-    r = r if r is not None else evaluate(a)
-    simple = simple_breakeven(a)
-    monthly = {"month": [int(m) for m in r.months]}
-    for name, attr in MONTHLY_FIELDS.items():
-        monthly[name] = getattr(r, attr)[0].tolist()
-    out = {
-        "scenario": a.scenario,
-        "data": str(a.data_dir),
-        "bundled_data": a.bundled,
-        "overrides": [{"key": k, "value": v, "origin": o} for k, v, o in a.overrides],
-        "assumptions": a.effective(),
-        "payback_months": float(r.payback_months[0]),
-        "discounted_payback_months": float(r.discounted_payback_months[0]),
-        "npv_usd": float(r.npv[0]),
-        "irr_annual": float(r.irr_annual[0]),
-        "shortfall_usd": float(r.shortfall[0]),
-        "cumulative_cash_at_term_usd": float(
-            r.cumulative_cash[0, int(a.values["contract.term_months"]) - 1]
-        ),
-        "simple_breakeven_pro_users": simple["pro_users"],
-        "simple_breakeven_share_of_mau": simple["share_of_mau"],
-        "totals": {k: float(v[0]) for k, v in r.totals.items()},
-        "rent_vs_buy": tables.rent_vs_buy(a),
-        "monthly": monthly,
-    }
-    return clean(out)
-
-
-def _usd(x: float | None) -> str:
+def usd(x: float | None) -> str:
+    """$1.23B, $4.56M, $7.89k or $12; 'n/a' for None."""
     if x is None:
         return "n/a"
     sign = "-" if x < 0 else ""
@@ -81,51 +23,123 @@ def _usd(x: float | None) -> str:
     for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
         if x >= div:
             return f"{sign}${x / div:,.2f}{unit}"
-    return f"{sign}${x:,.0f}"
+    return f"{sign}${x:,.2f}"
+
+
+def verdict(h: dict[str, Any]) -> str:
+    """The answer in one sentence."""
+    a = h["assumptions"]
+    H, T = a["horizon.months"], a["contract.term_months"]
+    p = h["payback_months"]
+    if p is None:
+        return f"Does not pay back within {H} months: cumulative cash ends {usd(-h['shortfall_usd'])} short."
+    when = "within the term" if p <= T else f"after the {T}-month term"
+    return f"Pays back for good in month {p:.1f} ({when})."
+
+
+def physics_sentence(h: dict[str, Any]) -> str:
+    """Whether the ultrafast speed is physically plausible, and what it would take if not."""
+    ph = h["physics"]
+    a = h["assumptions"]
+    s, plat = ph["speed"], ph["platform"]
+    model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
+    if not ph["within_ceiling"]:
+        levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
+        return (
+            f"Physics: {s:g} tokens/s on {plat} is above the per-user ceiling of "
+            f"{ph['ceiling_tokens_per_s']:,.0f} tokens/s for {model}"
+            + (
+                f"; it would take {' or '.join(levers)}."
+                if levers
+                else "; no single lever gets there."
+            )
+        )
+    if ph["within_envelope"]:
+        return (
+            f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}) "
+            f"and the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW within the "
+            f"physics envelope ({ph['physics_tokens_per_s_per_mw']:,.0f}) for {model}: plausible."
+        )
+    levers = [LEVER_WORDS[k](v) for k, v in ph["throughput_levers"].items() if v is not None]
+    pair = [
+        c
+        for c in ph["combinations"]
+        if c["physics_tokens_per_s_per_mw"] >= ph["claimed_tokens_per_s_per_mw"]
+    ]
+    fix = (
+        f"it would take {' or '.join(levers)}"
+        if levers
+        else "no single lever gets there"
+        + (
+            "; "
+            + " and ".join(LEVER_WORDS[k](v) for k, v in pair[0]["changes"].items())
+            + " together would"
+            if pair
+            else ""
+        )
+    )
+    return (
+        f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}), but "
+        f"the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW exceeds the physics envelope "
+        f"({ph['physics_tokens_per_s_per_mw']:,.0f}) {ph['claim_over_physics']:.1f}x for {model}; {fix}."
+    )
 
 
 def text(h: dict[str, Any]) -> str:
     """The readable summary: the answer first, then the figures behind it."""
     a = h["assumptions"]
-    H = a["horizon.months"]
-    T = a["contract.term_months"]
-    m = h["monthly"]
+    H, T = a["horizon.months"], a["contract.term_months"]
+    tot = h["totals"]
     lines = [
-        f"econ: scenario {h['scenario']}" + (" (bundled default data)" if h["bundled_data"] else "")
+        f"econ: scenario {h['scenario']}"
+        + (" (bundled default data)" if h["bundled_data"] else ""),
+        verdict(h),
     ]
-    if h["payback_months"] is not None:
-        verdict = f"Pays back in month {h['payback_months']:.1f}"
-        verdict += (
-            " (within the term)" if h["payback_months"] <= T else f" (after the {T}-month term)"
-        )
-    else:
-        verdict = (
-            f"Does not pay back within {H} months: cumulative cash ends {_usd(-h['shortfall_usd'])}"
-        )
-    lines.append(verdict + ".")
     irr = h["irr_annual"]
+    tv = (
+        f", of which {usd(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after "
+        f"month {H} (terminal value, discounted)"
+        if h["terminal_value_included"]
+        else " (terminal value left out)"
+    )
+    dp = h["discounted_payback_months"]
     lines.append(
-        f"NPV at {a['finance.discount_rate_annual']:.0%}: {_usd(h['npv_usd'])}; IRR: "
-        + (f"{irr:.1%} a year" if irr is not None else "undefined (the flows do not change sign)")
-        + "; discounted payback: "
+        f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
+        f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
+        "IRR "
         + (
-            f"month {h['discounted_payback_months']:.1f}"
-            if h["discounted_payback_months"] is not None
-            else "none"
+            f"{irr:.1%} a year"
+            if irr is not None
+            else "undefined (no rate brings the flows' present value to zero)"
         )
+        + "; discounted payback "
+        + (f"month {dp:.1f}" if dp is not None else "none")
         + "."
     )
-    tot = h["totals"]
-    rent_total, sub_total, api_total = (
-        tot["rent_usd"],
-        tot["subscription_revenue_usd"],
-        tot["api_revenue_usd"],
-    )
-    peak = tot["peak_incremental_pro_subscribers"]
     lines.append(
-        f"Behind it: {_usd(rent_total)} of rent over {T} months against {_usd(sub_total)} of Pro upgrades "
-        f"(up to {peak:,.0f} extra Pro subscribers) and {_usd(api_total)} of ultrafast API tokens."
+        f"Behind it: {usd(tot['rent_usd'])} of rent against {usd(tot['subscription_revenue_usd'])} of Pro "
+        f"upgrades (up to {tot['peak_incremental_pro_subscribers']:,.0f} extra Pro subscribers, "
+        f"{tot['incremental_pro_subscribers_at_horizon']:,.0f} left in month {H}), "
+        f"{usd(tot['api_revenue_usd'])} of ultrafast API premium and {usd(tot['gpu_savings_usd'])} of GPU "
+        f"cost avoided, net (backfilling spare capacity saves {usd(tot['backfill_usd'])}; the upgraders' "
+        f"extra usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}); realised cost "
+        f"{usd(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
+    lim = h["capacity_limits"]
+    if lim["capacity_limits_revenue"]:
+        lines.append(
+            f"Capacity, not demand, limits revenue in {max(lim['api_capped_months'], lim['adoption_capped_months'])} "
+            f"of the {T} months: the API is capped in {lim['api_capped_months']} "
+            f"({lim['api_tokens_lost'] / 1e12:,.1f}T tokens turned away), ultrafast adoption in "
+            f"{lim['adoption_capped_months']}."
+        )
+    else:
+        lines.append(
+            f"Demand, not capacity, limits revenue: peak utilisation of the contract "
+            f"{tot['peak_utilization']:.0%} (backfill included)."
+        )
+    lines.append(physics_sentence(h))
+    m = h["monthly"]
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
         f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
@@ -137,11 +151,24 @@ def text(h: dict[str, Any]) -> str:
     )
     rb = h["rent_vs_buy"]
     be = rb["breakeven_system_price_usd"]
+    y = rb["lessor_yield_annual"]
     lines.append(
-        f"Rent vs buy ({rb['platform']}): rent NPV {_usd(rb['rent_npv_usd'])} "
-        f"({_usd(rb['rent_usd_per_mw_month'])}/MW-month), buy NPV {_usd(rb['buy_npv_usd'])} "
-        f"({_usd(rb['buy_usd_per_mw_month'])}/MW-month); buying matches renting at a system price of "
-        + (_usd(be) if be is not None else f"none ({rb['breakeven_note']})")
-        + "."
+        f"Rent vs buy ({rb['platform']}, {T} months, facility MW): rent NPV {usd(rb['rent_npv_usd'])} "
+        f"({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), buy NPV "
+        f"{usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
+        "system price of "
+        + (usd(be) if be is not None else f"none ({rb['breakeven_note']})")
+        + ". The lessor's yield on this rent at this hardware price: "
+        + (
+            f"{y:.1%} a year"
+            if y is not None
+            else "none (the rent and resale never recover the capex)"
+        )
+        + (
+            ""
+            if rb["rent_and_price_consistent"]
+            else ", far below any cost of capital: the rent and the hardware price cannot both be right."
+        )
+        + ("." if rb["rent_and_price_consistent"] else "")
     )
     return "\n".join(lines)

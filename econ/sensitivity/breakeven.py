@@ -8,16 +8,16 @@ import numpy as np
 import pandas as pd
 
 from econ.assumptions import (
-    STRUCTURAL_KEYS,
     AssumptionError,
     Assumptions,
+    is_structural,
     rule_for,
     unknown_key_message,
 )
-from econ.model import evaluate, metric
+from econ.model import evaluate
 from econ.payback import GoalSeek, goal_seek
 
-TARGETS = {"npv": "npv", "payback": "cumulative_at_term"}
+TARGETS = ("npv", "payback")
 
 
 def search_range(
@@ -45,6 +45,27 @@ def search_range(
     return float(lo), float(hi)
 
 
+def target_function(a: Assumptions, key: str, target: str):
+    """The function of the key's values (M,) whose zero goal seek finds: NPV, or payback minus
+    the term (no payback within the horizon counts as later than any month)."""
+    H = float(a.values["horizon.months"])
+
+    def npv(xs: np.ndarray) -> np.ndarray:
+        return evaluate(a, {key: xs}, detail=False).npv
+
+    def payback(xs: np.ndarray) -> np.ndarray:
+        r = evaluate(a, {key: xs}, detail=False)
+        term = np.broadcast_to(
+            np.asarray(
+                xs if key == "contract.term_months" else a.num("contract.term_months"), float
+            ),
+            r.payback_months.shape,
+        )
+        return np.where(np.isnan(r.payback_months), H + 1.0, r.payback_months) - term
+
+    return npv if target == "npv" else payback
+
+
 def goal_seek_key(
     a: Assumptions,
     key: str,
@@ -52,20 +73,24 @@ def goal_seek_key(
     low: float | None = None,
     high: float | None = None,
 ) -> GoalSeek:
-    """Value of ``key`` at which NPV = 0 (target npv) or payback = the term (target payback).
+    """Value of ``key`` at which NPV = 0 (target npv) or the payback month equals the term
+    (target payback), by bracketing root finding (docs/model.md, section 6).
 
-    Payback equals the term exactly when cumulative cash at the end of the term
-    is zero, which is the smooth function solved for.
+    Payback is the lasting recovery, which can jump where cumulative cash dips below zero again;
+    a root found at such a jump is reported as one, not as an answer.
     """
     if key not in a.values:
         raise AssumptionError(unknown_key_message(key, a.values))
-    if key in STRUCTURAL_KEYS or isinstance(a.values[key], str):
-        raise AssumptionError(f"goal seek {key}: an id or month count cannot be solved for")
+    rule = rule_for(key)
+    if is_structural(key, a.values[key]) or (rule is not None and rule.kind == "integer"):
+        raise AssumptionError(
+            f"goal seek {key}: an id, a flag or a whole-number key cannot be solved for; "
+            f"try econ sweep {key}"
+        )
     if target not in TARGETS:
         raise AssumptionError(f"goal seek: unknown target {target!r}; expected npv or payback")
     lo, hi = search_range(a, key, low, high)
-    name = TARGETS[target]
-    label = "NPV" if target == "npv" else "cumulative cash at the end of the term"
+    label = "NPV" if target == "npv" else "payback month minus the term"
     if key not in evaluate(a, detail=False).inputs_read:
         return GoalSeek(
             key,
@@ -76,9 +101,20 @@ def goal_seek_key(
             f"{label} does not depend on {key}: the payback model does not read it "
             "(it moves the capacity, cost or latency tables only)",
         )
-    res = goal_seek(
-        lambda xs: metric(a, {key: xs}, name), lo, hi, base=a.num(key), key=key, target=label
-    )
+    f = target_function(a, key, target)
+    res = goal_seek(f, lo, hi, base=a.num(key), key=key, target=label)
+    if res.value is not None and abs(float(f(np.array([res.value]))[0])) > 1e-6 * max(
+        1.0, abs(float(f(np.array([lo]))[0]))
+    ):
+        return GoalSeek(
+            key,
+            label,
+            None,
+            (lo, hi),
+            a.num(key),
+            f"{label} jumps across zero at {key} = {res.value:.6g} (cumulative cash dips below "
+            "zero again there) rather than passing through it",
+        )
     return res
 
 

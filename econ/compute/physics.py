@@ -1,0 +1,258 @@
+"""The physics of serving one model on one platform (docs/model.md, sections 3.2-3.4).
+
+A replica of the model is a pipeline of k stages; a stage is one fast domain of
+g chips (an NVL72 rack, one wafer, ...). The per-user ceiling is the fastest a
+single stream can decode; the physics envelope is the most output per facility
+MW a platform can deliver to users who each want at least a given speed, over
+the candidate layouts and over serving them at a faster feasible speed.
+
+Every argument may be a scalar or an array of scenarios of shape (N,); results
+have shape (N,) (or broadcast shape). Nothing here reads files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
+
+# Candidate layouts: k = ceil(m x k_min) stages for these m (more stages leave room for KV
+# cache at the price of more hops), and candidate serving speeds s' = s x m for a user who
+# wants s (a platform may serve a slower user faster).
+STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+SPEED_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+
+# 4e12 / 44e9 = 90.9090... must give 91, and an exact multiple must not give one more
+# because of rounding: the share of a chip below which it does not count.
+_CHIP_ROUNDING = 1e-12
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One platform's device (hardware.csv), each field scalar or (N,).
+
+    memory_gb [GB], bandwidth_tb_s [TB/s], tflops [dense 16-bit TFLOPS], power_kw [kW per
+    device, IT], domain_chips [chips per stage], hop_latency_us [us per pipeline hop],
+    layer_latency_us [us per layer per decode step], link_gb_s [GB/s per hop; inf = not
+    limiting], efficiency [achieved share of peak bandwidth and compute].
+    """
+
+    memory_gb: ArrayLike
+    bandwidth_tb_s: ArrayLike
+    tflops: ArrayLike
+    power_kw: ArrayLike
+    domain_chips: ArrayLike
+    hop_latency_us: ArrayLike
+    layer_latency_us: ArrayLike
+    link_gb_s: ArrayLike
+    efficiency: ArrayLike
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """The model served (model.* keys), each field scalar or (N,).
+
+    params [params], bytes_per_param [bytes], active_param_share [share read per step],
+    kv_bytes_per_token [bytes/token], context_tokens [tokens held per stream],
+    speculative_speedup [x], layers [layers], d_model [-], prefill_tokens_per_output [tokens].
+    """
+
+    params: ArrayLike
+    bytes_per_param: ArrayLike
+    active_param_share: ArrayLike
+    kv_bytes_per_token: ArrayLike
+    context_tokens: ArrayLike
+    speculative_speedup: ArrayLike
+    layers: ArrayLike
+    d_model: ArrayLike
+    prefill_tokens_per_output: ArrayLike
+
+
+def _f(x: ArrayLike) -> Array:
+    return np.asarray(x, float)
+
+
+def weight_bytes(model: ServedModel) -> tuple[Array, Array, Array]:
+    """(W_hold, W_read, KV) [bytes]: weights held, weights read per decode step, and the KV
+    cache of one active stream (read every step)."""
+    hold = _f(model.params) * _f(model.bytes_per_param)
+    return (
+        hold,
+        hold * _f(model.active_param_share),
+        _f(model.context_tokens) * _f(model.kv_bytes_per_token),
+    )
+
+
+def layout(model: ServedModel, chip: Chip) -> tuple[Array, Array]:
+    """(n_w, k_min): chips to hold the weights, ceil(W_hold / memory), and the fewest stages,
+    ceil(n_w / domain_chips). Section 3.2."""
+    hold, _, _ = weight_bytes(model)
+    n_w = np.ceil(hold / (_f(chip.memory_gb) * 1e9) * (1 - _CHIP_ROUNDING))
+    n_w = np.maximum(n_w, 1.0)
+    return n_w, np.ceil(n_w / _f(chip.domain_chips))
+
+
+def hops(k: ArrayLike) -> Array:
+    """h(k): pipeline hops per token, k for k >= 2 (the sampled token returns to the first
+    stage), 0 for one stage."""
+    k = _f(k)
+    return np.where(k >= 2, k, 0.0)
+
+
+def fixed_time(k: ArrayLike, model: ServedModel, chip: Chip) -> Array:
+    """F(k) [s]: the time a decode step takes whatever the batch, h(k) hops plus every layer's
+    fixed latency."""
+    return (hops(k) * _f(chip.hop_latency_us) + _f(model.layers) * _f(chip.layer_latency_us)) * 1e-6
+
+
+def read_rate(chip: Chip) -> Array:
+    """R [bytes/s]: the achieved memory bandwidth of one stage, g x bandwidth x efficiency."""
+    return _f(chip.domain_chips) * _f(chip.bandwidth_tb_s) * 1e12 * _f(chip.efficiency)
+
+
+def ceiling(model: ServedModel, chip: Chip) -> Array:
+    """s_ceil [tokens/s/user]: the per-user ceiling, speculative_speedup / tau_min with
+    tau_min = W_read / R + F(k_min). Section 3.3."""
+    _, read, _ = weight_bytes(model)
+    _, k_min = layout(model, chip)
+    tau = read / read_rate(chip) + fixed_time(k_min, model, chip)
+    return _f(model.speculative_speedup) / tau
+
+
+def compute_bound(model: ServedModel, chip: Chip) -> Array:
+    """B_fl x s [tokens/s per stage group]: the decode output a stage's compute sustains,
+    prefill included; 16-bit TFLOPS scale as 2 / bytes_per_param. It does not depend on the
+    speed or the layout."""
+    flops = _f(chip.domain_chips) * _f(chip.tflops) * 1e12 * (2.0 / _f(model.bytes_per_param))
+    per_token = (
+        2.0
+        * _f(model.params)
+        * _f(model.active_param_share)
+        * (1.0 + _f(model.prefill_tokens_per_output))
+    )
+    return flops * _f(chip.efficiency) / per_token
+
+
+def per_mw(chip: Chip, pue: ArrayLike) -> Array:
+    """Facility MW per stage group's streams: 1000 / (g x power_kw x pue) [1/MW per kW...],
+    the factor that turns a stage group's output [tokens/s] into tokens/s per facility MW."""
+    return 1000.0 / (_f(chip.domain_chips) * _f(chip.power_kw) * _f(pue))
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Phys_p(s) and what attains it, each (N,).
+
+    throughput : tokens/s per facility MW [tokens/s/MW] (0 where s > s_ceil).
+    ceiling : s_ceil [tokens/s/user].
+    stages : the k attaining it (NaN where 0).
+    speed : the s' attaining it [tokens/s/user] (NaN where 0).
+    bound : which limit binds there: 'bandwidth', 'link', 'memory', 'compute' or '' (detail only).
+    """
+
+    throughput: Array
+    ceiling: Array
+    stages: Array | None = None
+    speed: Array | None = None
+    bound: NDArray[np.str_] | None = None
+
+
+def envelope(
+    speed: ArrayLike, model: ServedModel, chip: Chip, pue: ArrayLike, detail: bool = False
+) -> Envelope:
+    """Phys_p(s): the physics envelope at per-user speed s (section 3.4).
+
+    For each layout k in K and serving speed s' = s x m (s' may exceed s: a slower user can
+    be served faster), with tau = speculative_speedup / s' the time one step may take:
+
+    - bandwidth: B_bw = (tau - F(k) - W_read / R) / (KV / R + h(k) x d_model x bytes / L)
+    - memory: B_mem = (k g memory - W_hold) / (k KV)
+    - compute: B_fl = compute_bound / s'
+    - B = max(0, min(B_bw, B_mem, B_fl)) streams per stage group; k groups are in flight,
+      on k g chips, so the output per facility MW is B x s' x 1000 / (g power_kw pue).
+
+    The maximum over k and s' is taken in the form s' B_bw = (spec - s' a_k) / D_k and
+    s' B_mem = s' b_k (a_k = F(k) + W_read / R, D_k = KV / R + h(k) x d_model x bytes / L,
+    b_k = B_mem): the compute limit does not depend on k or s', so it caps the maximum once.
+    A serving speed above s_ceil makes s' B_bw negative for every k, so such speeds give 0.
+    ``detail`` also returns the k and s' that attain it and the binding limit.
+    """
+    s = _f(speed)
+    hold, read, kv = weight_bytes(model)
+    n_w, k_min = layout(model, chip)
+    g = _f(chip.domain_chips)
+    rate = read_rate(chip)
+    spec = _f(model.speculative_speedup)
+    link = _f(chip.link_gb_s) * 1e9
+    x_hop = _f(model.d_model) * _f(model.bytes_per_param)  # bytes a stream sends per hop
+    mem = _f(chip.memory_gb) * 1e9
+    w_time = read / rate
+    kv_time = kv / rate
+    layers_time = _f(model.layers) * _f(chip.layer_latency_us) * 1e-6
+    hop_s = _f(chip.hop_latency_us) * 1e-6
+    shape = np.broadcast_shapes(
+        s.shape, hold.shape, kv.shape, g.shape, rate.shape, spec.shape, link.shape, mem.shape
+    )
+    best = np.zeros(shape)
+    best_k = np.full(shape, np.nan) if detail else None
+    best_s = np.full(shape, np.nan) if detail else None
+    for mk in STAGE_MULTIPLIERS:
+        k = np.ceil(mk * k_min)
+        h = hops(k)
+        a_k = h * hop_s + layers_time + w_time  # F(k) + W_read / R [s]
+        d_k = kv_time + h * x_hop / link  # [s per stream]
+        b_k = (k * g * mem - hold) / (k * kv)  # B_mem [streams]
+        inv_d = 1.0 / d_k
+        for ms in SPEED_MULTIPLIERS:
+            c = s * ms
+            val = np.minimum((spec - c * a_k) * inv_d, c * b_k)  # tokens/s of a stage group
+            if detail:
+                better = val > best
+                best_k = np.where(better, k, best_k)
+                best_s = np.where(better, c, best_s)
+            best = np.maximum(best, val)
+    cap = compute_bound(model, chip)
+    throughput = np.minimum(best, cap) * per_mw(chip, pue)
+    s_ceil = ceiling(model, chip)
+    if not detail:
+        return Envelope(throughput, s_ceil)
+    zero = ~(throughput > 0)
+    best_k = np.where(zero, np.nan, best_k)
+    best_s = np.where(zero, np.nan, best_s)
+    bound = _binding(best_k, best_s, cap, model, chip, hold, kv, mem, g, rate, link, x_hop)
+    return Envelope(throughput, s_ceil, best_k, best_s, np.where(zero, "", bound))
+
+
+def _binding(k, s, cap, model, chip, hold, kv, mem, g, rate, link, x_hop) -> NDArray[np.str_]:
+    """Which limit binds at the attaining layout: bandwidth (weights and KV), link, memory
+    or compute."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = hops(k)
+        avail = _f(model.speculative_speedup) / s - fixed_time(k, model, chip)
+        link_part = h * x_hop / link
+        b_bw = (avail - hold * _f(model.active_param_share) / rate) / (kv / rate + link_part)
+        b_mem = (k * g * mem - hold) / (k * kv)
+        b_fl = cap / s
+    limits = np.stack(np.broadcast_arrays(b_bw, b_mem, b_fl))
+    which = np.argmin(np.where(np.isnan(limits), np.inf, limits), axis=0)
+    bw_or_link = np.where(link_part > kv / rate, "link", "bandwidth")
+    return np.where(which == 0, bw_or_link, np.where(which == 1, "memory", "compute"))
+
+
+def chip_from(get, platform: str) -> Chip:
+    """A Chip from a getter of dotted keys (``get(key)`` -> value or array); a blank link is
+    not limiting (inf)."""
+    vals = {}
+    for fld in fields(Chip):
+        key = f"hardware.{platform}.{fld.name}"
+        v = get(key)
+        vals[fld.name] = np.inf if v is None else v
+    return Chip(**vals)
+
+
+def model_from(get) -> ServedModel:
+    """A ServedModel from a getter of dotted keys (model.*)."""
+    return ServedModel(**{fld.name: get(f"model.{fld.name}") for fld in fields(ServedModel)})

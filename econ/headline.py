@@ -1,0 +1,147 @@
+"""The headline of one evaluation: every figure `econ summary --json` prints, as one dict.
+
+It collects what the model (econ.model) and the compute side (econ.compute.tables)
+computed for scenario 0 of a result; it derives no number of its own beyond
+selecting, summing over months and counting months. The report layer formats
+this dict (econ.report.summary) and never recomputes it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from econ.assumptions import Assumptions
+from econ.compute import tables
+from econ.model import Results, evaluate, simple_breakeven
+
+# JSON name -> Results field, for the monthly lists
+MONTHLY_FIELDS = {
+    "mw_online": "mw_online",
+    "rent_usd": "rent",
+    "subscription_revenue_usd": "subscription_revenue",
+    "api_revenue_usd": "api_revenue",
+    "revenue_usd": "revenue",
+    "gpu_savings_usd": "gpu_savings",
+    "backfill_usd": "backfill_usd",
+    "net_cash_flow_usd": "net_cash_flow",
+    "cumulative_cash_usd": "cumulative_cash",
+    "discounted_cash_flow_usd": "discounted_cash_flow",
+    "cumulative_discounted_cash_usd": "cumulative_discounted_cash",
+    "pro_subscribers": "pro",
+    "pro_subscribers_counterfactual": "pro_counterfactual",
+    "incremental_pro_subscribers": "incremental_pro",
+    "plus_cap_hit_share": "plus_cap_hit",
+    "plus_cap_hit_share_counterfactual": "plus_cap_hit_counterfactual",
+    "pro_cap_hit_share": "pro_cap_hit",
+    "ultrafast_adoption": "ultrafast_adoption",
+    "capacity_streams": "capacity_streams",
+    "api_tokens_wanted": "api_tokens_wanted",
+    "api_tokens_served": "api_tokens_served",
+    "api_streams_peak": "api_streams_peak",
+    "subscriber_streams_peak": "subscriber_streams_peak",
+    "backfill_tokens": "backfill_tokens",
+    "tokens_served": "tokens_served",
+    "tokens_moved_off_gpus": "tokens_moved_off_gpus",
+    "tokens_added_to_gpus": "tokens_added_to_gpus",
+    "utilization": "utilization",
+    "capacity_utilization": "utilization",  # the name of version 1, kept for scripts that read it
+}
+
+
+def clean(x: Any) -> Any:
+    """NaN and infinities become None; numpy scalars become Python numbers."""
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [clean(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return clean(x.tolist())
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def capacity_limits(a: Assumptions, r: Results) -> dict[str, Any]:
+    """Months in which the contract's capacity, not demand, limits revenue: the API gets
+    fewer tokens than it wants, or ultrafast adoption is held below its share."""
+    term = int(a.values["contract.term_months"])
+    wanted, served = r.api_tokens_wanted[0, :term], r.api_tokens_served[0, :term]
+    api_capped = served < wanted * (1 - 1e-12)
+    adoption_capped = r.ultrafast_adoption[0, :term] < a.num("tiers.ultrafast.adoption") * (
+        1 - 1e-12
+    )
+    months = np.flatnonzero(api_capped | adoption_capped) + 1
+    return {
+        "api_capped_months": int(api_capped.sum()),
+        "adoption_capped_months": int(adoption_capped.sum()),
+        "first_capped_month": int(months[0]) if months.size else None,
+        "capacity_limits_revenue": bool(months.size),
+        "api_tokens_lost": float((wanted - served).sum()),
+    }
+
+
+def physics_check(a: Assumptions, r: Results) -> dict[str, Any]:
+    """Is the ultrafast speed physically plausible on the contract platform for the served
+    model, and what would it take (tables.what_it_would_take at the curve's throughput)."""
+    plat = str(a.values["contract.platform"])
+    s_u = a.num("tiers.ultrafast.tokens_per_s")
+    claim = float(r.throughput_per_mw[0])
+    take = tables.what_it_would_take(a, plat, s_u, claim)
+    above = s_u > take["ceiling_tokens_per_s"]
+    ratio = (
+        claim / take["physics_tokens_per_s_per_mw"]
+        if take["physics_tokens_per_s_per_mw"] > 0
+        else math.inf
+    )
+    return {
+        **take,
+        "claimed_tokens_per_s_per_mw": claim,
+        "within_ceiling": not above,
+        "within_envelope": bool(ratio <= 1),
+        "claim_over_physics": ratio,
+    }
+
+
+def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
+    """Everything `econ summary --json` prints, for scenario 0 of ``r`` (default: evaluate ``a``)."""
+    r = r if r is not None else evaluate(a)
+    simple = simple_breakeven(a)
+    term = int(a.values["contract.term_months"])
+    monthly: dict[str, list] = {"month": [int(m) for m in r.months]}
+    for name, attr in MONTHLY_FIELDS.items():
+        monthly[name] = getattr(r, attr)[0].tolist()
+    rb = tables.rent_vs_buy(a)
+    out = {
+        "scenario": a.scenario,
+        "data": str(a.data_dir),
+        "bundled_data": a.bundled,
+        "overrides": [{"key": k, "value": v, "origin": o} for k, v, o in a.overrides],
+        "assumptions": a.effective(),
+        "payback_months": float(r.payback_months[0]),
+        "discounted_payback_months": float(r.discounted_payback_months[0]),
+        "npv_usd": float(r.npv[0]),
+        "npv_without_terminal_value_usd": float(r.npv_without_terminal_value[0]),
+        "npv_at_term_usd": float(r.npv_at_term[0]),
+        "terminal_value_usd": float(r.terminal_value[0]),
+        "terminal_value_included": bool(a.num("finance.terminal_value")),
+        "irr_annual": float(r.irr_annual[0]),
+        "profitability_index": float(r.profitability_index[0]),
+        "realised_cost_per_mtok_usd": float(r.realised_cost_per_mtok[0]),
+        "lessor_yield_annual": rb["lessor_yield_annual"],
+        "shortfall_usd": float(r.shortfall[0]),
+        "cumulative_cash_at_term_usd": float(r.cumulative_cash[0, term - 1]),
+        "cumulative_cash_at_horizon_usd": float(r.cumulative_cash[0, -1]),
+        "simple_breakeven_pro_users": simple["pro_users"],
+        "simple_breakeven_share_of_mau": simple["share_of_mau"],
+        "totals": {k: float(v[0]) for k, v in r.totals.items()},
+        "capacity_limits": capacity_limits(a, r),
+        "physics": physics_check(a, r),
+        "rent_vs_buy": rb,
+        "monthly": monthly,
+    }
+    return clean(out)
