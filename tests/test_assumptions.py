@@ -22,8 +22,30 @@ def test_default_data_loads_with_every_specified_key(base):
         "contract.value_usd": 10e9,
         "contract.mw": 750,
         "contract.term_months": 30,
-        "contract.ramp_months": 6,
-        "horizon.months": 36,
+        "contract.ramp_months": 24,
+        "contract.pay_as_delivered": 1,
+        "horizon.months": 60,
+        "finance.variable_cost_share": 0.10,
+        "finance.terminal_value": 1,
+        "usage.peak_to_average": 3,
+        "api.reference_price_per_mtok_usd": 40,
+        "api.price_elasticity": 1.0,
+        "api.standard_price_per_mtok_usd": 10,
+        "api.cannibalised_share": 0.5,
+        "api.ramp_months": 12,
+        "capacity.backfill_tokens_per_month": 1e14,
+        "capacity.gpu_cost_per_mtok_usd": 1.0,
+        "conversion.extra_churn_after_term_monthly": 0.03,
+        "facility.pue": 1.2,
+        "model.kv_bytes_per_token": 5.2e5,
+        "model.context_tokens": 4096,
+        "model.speculative_speedup": 1.0,
+        "model.layers": 128,
+        "model.d_model": 36000,
+        "model.prefill_tokens_per_output": 1.0,
+        "hardware.b300.domain_chips": 72,
+        "hardware.wse3.domain_chips": 1,
+        "hardware.wse3.frontier_scale": 1,
         "finance.discount_rate_annual": 0.10,
         "market.mau": 1e9,
         "market.plus_share_of_mau": 0.03,
@@ -39,14 +61,14 @@ def test_default_data_loads_with_every_specified_key(base):
         "usage.token_efficiency_gain_annual": 0.15,
         "agent.calls": 10,
         "hardware.wse3.memory_gb": 44,
-        "hardware.b300.rent_usd_per_hour": 3.48,
+        "hardware.b300.rent_usd_per_hour": 4.0,
         "model.params": 2e12,
         "frontier.b300_340.tokens_per_s_per_mw": 450_000,
         "frontier.wse3_750.tokens_per_s_per_mw": 450_000,
         "buy.facility_capex_usd_per_mw": 12e6,
     }.items():
         assert base[key] == value, key
-    assert base["contract.platform"] == "wse3"
+    assert base["contract.platform"] == "wse3" and base["capacity.basis"] == "data"
     assert base["frontier.wse3_750.platform"] == "wse3"
 
 
@@ -58,8 +80,9 @@ def test_every_row_has_a_source_and_guesses_say_so(base):
 
 
 def test_wse3_sensitivity_range_reaches_the_chip_count_estimate(base):
-    row = next(s for s in base.sensitivity if s.key == "frontier.wse3_750.tokens_per_s_per_mw")
-    assert row.low <= 30_000
+    # the whole curve scales: 450,000 tokens/s per MW at 750 x the low end <= 30,000
+    row = next(s for s in base.sensitivity if s.key == "hardware.wse3.frontier_scale")
+    assert 450_000 * row.low <= 30_000
 
 
 def test_every_guesstimate_that_moves_npv_has_a_sensitivity_range(base):
@@ -109,13 +132,13 @@ def test_every_platform_frontier_covers_the_speeds_it_serves(base):
             "assumptions.csv",
             "contract.term_months,30",
             "contract.term_months,0",
-            r"contract\.term_months\), column value: 0 is out of range; expected a whole number >= 1",
+            r"contract\.term_months\), column value: 0 is out of range; expected a whole number in \[1, 120\]",
         ),
         (
             "assumptions.csv",
             "contract.term_months,30",
             "contract.term_months,30.5",
-            r"expected a whole number >= 1",
+            r"expected a whole number in \[1, 120\]",
         ),
         (
             "assumptions.csv",
@@ -155,7 +178,7 @@ def test_every_platform_frontier_covers_the_speeds_it_serves(base):
         ),
         (
             "assumptions.csv",
-            "horizon.months,36",
+            "horizon.months,60",
             "horizon.months,24",
             r"24 is shorter than the contract term 30",
         ),
@@ -221,10 +244,12 @@ def test_missing_column_is_named(data_copy):
 def test_missing_key_is_named(data_copy):
     p = data_copy / "assumptions.csv"
     p.write_text(
-        "\n".join(line for line in p.read_text().splitlines() if not line.startswith("buy.pue"))
+        "\n".join(
+            line for line in p.read_text().splitlines() if not line.startswith("facility.pue")
+        )
         + "\n"
     )
-    with pytest.raises(AssumptionError, match=r"missing key\(s\) buy\.pue"):
+    with pytest.raises(AssumptionError, match=r"missing key\(s\) facility\.pue"):
         load(data_copy)
 
 
@@ -316,9 +341,9 @@ def test_unknown_key_names_the_nearest_known_keys(base):
 def test_scenario_applies_its_file_then_set_wins(base):
     a = base.with_scenario("low_throughput")
     assert a.scenario == "low_throughput"
-    assert a["frontier.wse3_750.tokens_per_s_per_mw"] == 45_000
-    b = a.with_overrides([("frontier.wse3_750.tokens_per_s_per_mw", "60000")])
-    assert b["frontier.wse3_750.tokens_per_s_per_mw"] == 60_000
+    assert a["hardware.wse3.frontier_scale"] == 0.1
+    b = a.with_overrides([("hardware.wse3.frontier_scale", "0.2")])
+    assert b["hardware.wse3.frontier_scale"] == 0.2
 
 
 def test_unknown_scenario_lists_the_known_ones(base):
@@ -360,17 +385,27 @@ def test_the_installed_package_ships_the_repository_data(tmp_path):
     assert econ.load(shipped).values == econ.load(DATA).values
 
 
-def test_every_scalar_or_frontier_guesstimate_has_a_sensitivity_range(base):
-    from econ.assumptions import STRUCTURAL_KEYS
+def test_every_guesstimate_that_can_vary_has_a_sensitivity_range(base):
+    """Every guessed number of assumptions.csv that can take a range of values (not an id, a
+    flag or a whole number) has one, and the contract platform's guessed curve is varied
+    through its frontier_scale."""
+    from econ.assumptions import is_structural, rule_for
 
     ranged = {s.key for s in base.sensitivity}
     missing = [
         k
         for k, e in base.entries.items()
         if "Guesstimate" in e.source
-        and (e.file == "assumptions.csv" or k.endswith(".tokens_per_s_per_mw"))
-        and not isinstance(base[k], str)
-        and k not in STRUCTURAL_KEYS
+        and e.file == "assumptions.csv"
+        and not is_structural(k, base[k])
+        and rule_for(k).kind != "integer"
         and k not in ranged
     ]
     assert missing == []
+    plat = base["contract.platform"]
+    guessed = [
+        f
+        for f in base.frontier_ids(plat)
+        if "Guesstimate" in base.entries[f"frontier.{f}.tokens_per_s_per_mw"].source
+    ]
+    assert guessed and f"hardware.{plat}.frontier_scale" in ranged

@@ -71,22 +71,40 @@ def test_summary_json_carries_the_headline_and_every_assumption(capsys):
     assert h["scenario"] == "base"
     assert h["assumptions"]["contract.value_usd"] == 10e9
     assert h["assumptions"]["frontier.wse3_750.platform"] == "wse3"
+    # GPT-5.6 Inference at 18x Speed: about 1.6 million Pro users, 0.16 % of 1 billion
     assert h["simple_breakeven_pro_users"] == pytest.approx(1_666_666.67, abs=0.01)
     assert h["simple_breakeven_share_of_mau"] == pytest.approx(0.0016667, abs=1e-7)
-    assert (
-        h["payback_months"] is None and h["shortfall_usd"] > 0
-    )  # the default case does not pay back in 36 months
-    for key in ("discounted_payback_months", "npv_usd", "irr_annual", "rent_vs_buy", "monthly"):
-        assert key in h
+    for key in (
+        "payback_months",
+        "discounted_payback_months",
+        "npv_usd",
+        "irr_annual",
+        "shortfall_usd",
+        "cumulative_cash_at_term_usd",
+        "npv_without_terminal_value_usd",
+        "terminal_value_usd",
+        "npv_at_term_usd",
+        "profitability_index",
+        "realised_cost_per_mtok_usd",
+        "lessor_yield_annual",
+        "rent_vs_buy",
+        "totals",
+        "monthly",
+    ):
+        assert key in h, key
+    assert h["npv_usd"] == pytest.approx(
+        h["npv_without_terminal_value_usd"] + h["terminal_value_usd"] * 1.1**-5, rel=1e-12
+    )
+    assert set(h["totals"]) >= {"rent_usd", "backfill_usd", "gpu_savings_usd"}
     assert set(h["rent_vs_buy"]) >= {
         "rent_npv_usd",
         "buy_npv_usd",
         "rent_usd_per_mw_month",
-        "buy_usd_per_mw_month",
         "breakeven_system_price_usd",
+        "lessor_yield_annual",
     }
     m = h["monthly"]
-    assert m["month"] == list(range(1, 37))
+    assert m["month"] == list(range(1, 61))
     for key in (
         "rent_usd",
         "subscription_revenue_usd",
@@ -101,20 +119,39 @@ def test_summary_json_carries_the_headline_and_every_assumption(capsys):
         "plus_cap_hit_share_counterfactual",
         "ultrafast_adoption",
         "capacity_utilization",
+        "api_tokens_wanted",
+        "api_tokens_served",
+        "backfill_tokens",
+        "backfill_usd",
+        "tokens_served",
+        "subscriber_streams_peak",
+        "api_streams_peak",
+        "utilization",
+        "gpu_savings_usd",
+        "tokens_moved_off_gpus",
+        "tokens_added_to_gpus",
     ):
-        assert len(m[key]) == 36, key
-    assert m["rent_usd"][0] == pytest.approx(10e9 / 30) and m["rent_usd"][30] == 0
-    assert m["capacity_utilization"][35] is None
+        assert len(m[key]) == 60, key
+    assert sum(m["rent_usd"]) == pytest.approx(10e9) and m["rent_usd"][30] == 0
+    assert m["utilization"][35] is None  # no MW online after the term: blank, not 0
     assert h["cumulative_cash_at_term_usd"] == pytest.approx(m["cumulative_cash_usd"][29])
 
 
 def test_summary_text_explains_the_headline(capsys):
-    code, out, _ = run(
-        ["summary", "--data", str(DATA), "--set", "conversion.capped_upgrade_propensity=0.04"],
-        capsys,
-    )
+    code, out, _ = run(["summary", "--data", str(DATA)], capsys)
     assert code == 0
-    assert "Pays back in month" in out and "NPV at 10%" in out and "1,666,667 Pro users" in out
+    assert (
+        "Pays back for good in month" in out
+        and "NPV at 10%" in out
+        and "1,666,667 Pro users" in out
+    )
+    assert "Physics: 750 tokens/s on wse3 is above the per-user ceiling" in out
+    assert "the rent and the hardware price cannot both be right" in out
+
+
+def test_summary_says_when_capacity_limits_revenue(capsys):
+    code, out, _ = run(["summary", "--data", str(DATA), "--set", "contract.mw=10"], capsys)
+    assert code == 0 and "Capacity, not demand, limits revenue" in out
 
 
 def test_scenario_and_set_reach_the_json(capsys):
@@ -133,37 +170,66 @@ def test_scenario_and_set_reach_the_json(capsys):
     )
     h = json.loads(out)
     assert h["scenario"] == "low_throughput"
-    assert h["assumptions"]["frontier.wse3_750.tokens_per_s_per_mw"] == 45_000
+    assert h["assumptions"]["hardware.wse3.frontier_scale"] == 0.1
     assert h["assumptions"]["contract.value_usd"] == 9e9
 
 
-def test_capacity_json_rows(capsys):
-    code, out, _ = run(["capacity", "--json", "--data", str(DATA)], capsys)
-    rows = json.loads(out)
-    b300 = next(r for r in rows if r["platform"] == "b300" and r["tier"] == "ultrafast")
-    assert set(b300) == {
-        "platform",
-        "tier",
-        "tokens_per_s_per_user",
-        "tokens_per_s_per_mw",
-        "concurrent_users_per_mw",
-        "chips_per_replica",
-        "decode_ceiling_tokens_per_s",
-        "cost_per_mtok_rent_usd",
-        "cost_per_mtok_buy_usd",
-    }
+def test_capacity_speeds_and_json(capsys):
+    code, out, _ = run(["capacity", "--json", "--speeds", "340", "--data", str(DATA)], capsys)
+    res = json.loads(out)
+    rows = res["capacity"]
+    b300 = next(r for r in rows if r["platform"] == "b300" and r["tokens_per_s_per_user"] == 340)
+    assert b300["concurrent_users_per_mw"] == pytest.approx(
+        1323.5, abs=0.05
+    )  # the articles' figure
+    for col in (
+        "ceiling_tokens_per_s",
+        "physics_tokens_per_s_per_mw",
+        "physics_stages",
+        "physics_speed",
+        "data_over_physics",
+        "verdict",
+    ):
+        assert col in b300
     h100 = next(r for r in rows if r["platform"] == "h100" and r["tier"] == "ultrafast")
     assert h100["tokens_per_s_per_mw"] is None
+    assert {r["point"] for r in res["frontier_audit"]} >= {"wse3_750", "b300_340"}
+    assert all(r["within_tolerance"] for r in res["calibration"])
+    code, out, _ = run(["capacity", "--speeds", "340", "--data", str(DATA)], capsys)
+    assert code == 0 and "1,323.53" in out and "nan" not in out.lower() and " inf" not in out
+
+
+def test_capacity_refuses_a_speed_that_is_not_one(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["capacity", "--speeds", "340,fast", "--data", str(DATA)])
+    assert exc.value.code == 2
+    assert "'fast' is not a speed" in capsys.readouterr().err
 
 
 def test_goal_seek_command(capsys):
-    code, out, _ = run(["goal-seek", "contract.value_usd", "--data", str(DATA), "--json"], capsys)
+    code, out, _ = run(
+        ["goal-seek", "contract.value_usd", "--data", str(DATA), "--json", "--high", "20e9"], capsys
+    )
     res = json.loads(out)
-    assert code == 0 and 9e9 < res["value"] < 1e10 and res["bracket"] == [9e9, 11e9]
-    code, out, _ = run(["goal-seek", "buy.pue", "--data", str(DATA)], capsys)
-    assert "NPV does not depend on buy.pue" in out
+    assert code == 0 and 1e10 < res["value"] < 2e10 and res["bracket"] == [9e9, 20e9]
+    code, out, _ = run(["goal-seek", "facility.pue", "--data", str(DATA)], capsys)
+    assert "NPV does not depend on facility.pue" in out
     code, out, _ = run(["goal-seek", "finance.discount_rate_annual", "--data", str(DATA)], capsys)
     assert code == 0 and "no value of finance.discount_rate_annual in [0.06, 0.15]" in out
+    code, out, _ = run(
+        [
+            "goal-seek",
+            "tiers.ultrafast.tokens_per_s",
+            "--low",
+            "340",
+            "--high",
+            "1500",
+            "--data",
+            str(DATA),
+        ],
+        capsys,
+    )
+    assert code == 0 and "tiers.ultrafast.tokens_per_s" in out
 
 
 def test_sensitivity_commands(capsys, tmp_path):

@@ -106,8 +106,14 @@ def test_flows_never_below_zero_pay_back_at_once():
     assert payback_month(np.array([5.0, 1.0])) == 0.0
 
 
-def test_payback_takes_the_first_crossing():
-    assert payback_month(np.array([-10.0, 20, -30, 40])) == pytest.approx(1.5)
+def test_payback_is_the_lasting_recovery():
+    # K = -10, 10, -20, 20: recovers in month 2, dips in month 3, recovers for good in month 4
+    assert payback_month(np.array([-10.0, 20, -30, 40])) == pytest.approx(3.5)
+    # K = -10, 10, -20, -15: recovers, dips and ends short: no payback
+    assert np.isnan(payback_month(np.array([-10.0, 20, -30, 5])))
+    # never below zero: 0; never recovers: NaN
+    assert payback_month(np.array([0.0, 3.0, -3.0])) == 0.0
+    assert np.isnan(payback_month(np.array([-1.0, -1.0])))
 
 
 def test_goal_seek_finds_the_root_and_reports_none_clearly():

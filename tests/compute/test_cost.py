@@ -1,95 +1,95 @@
-"""Rent versus buy: hand-worked figures and the article's contract arithmetic."""
+"""Rent versus buy (docs/model.md, section 4) against the articles and cases worked by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 from econ.compute import cost, tables
 
 
-def test_contract_costs_444444_per_mw_month(base):
-    # $10B / (750 MW x 30 months)
-    assert tables.rent_per_mw_month(base, "wse3") == pytest.approx(444_444.44, abs=0.01)
+def test_the_contract_costs_444444_per_mw_month(base):
+    # GPT-5.6 Inference at 18x Speed: $10B for 750 MW over about 30 months
     rb = tables.rent_vs_buy(base)
     assert rb["rent_usd_per_mw_month"] == pytest.approx(444_444.44, abs=0.01)
+    # paid as delivered over a 24-month ramp: 13,875 delivered MW-months, not 22,500
+    assert rb["rent_usd_per_delivered_mw_month"] == pytest.approx(10e9 / 13_875, rel=1e-12)
 
 
-def test_rent_flows_are_flat_take_or_pay():
-    r = cost.rent_flows(300.0, 3, 5)
-    assert r.tolist() == [[100.0, 100.0, 100.0, 0.0, 0.0]]
+def test_rent_as_delivered_and_flat():
+    t = np.arange(1, 5, dtype=float)[:, None]
+    mw = np.array([[1.0], [2.0], [3.0], [0.0]])  # a 3-month term ramping 1, 2, 3 MW
+    r = cost.rent(t, mw, 600.0, 3, 1.0)[:, 0]
+    np.testing.assert_allclose(r, [100, 200, 300, 0])
+    np.testing.assert_allclose(cost.rent(t, mw, 600.0, 3, 0.0)[:, 0], [200, 200, 200, 0])
 
 
 def test_discount_factors_at_month_end():
-    d = cost.discount_factors(0.10, 24)
-    assert d[0, 11] == pytest.approx(1 / 1.1) and d[0, 23] == pytest.approx(1 / 1.21)
+    d = cost.discount(np.array([12.0, 6.0]), 0.10)
+    np.testing.assert_allclose(d, [1 / 1.1, 1.1**-0.5])
 
 
-def test_levelised_rent_equals_value_over_mw_and_term():
-    d = cost.discount_factors(0.10, 36)
-    npv = cost.npv_cost(cost.rent_flows(10e9, 30, 36), d)
-    assert cost.levelised_per_mw_month(npv, 750, d, 30)[0] == pytest.approx(10e9 / (750 * 30))
+def test_buy_case_worked_by_hand(tiny):
+    # the hand case of tests/test_reference_model.py: IT kW = 3 x 1000 / 1.25 = 2,400, 240 systems
+    # of 10 kW; capex 240 x 1,000 + 3 x 1,000 = 243,000, half at t = 0 (month 1's 1.5 MW) and half
+    # at the end of month 1; opex = MW x 1000 x 730.5 x 0.1 + 0.12 / 12 x 240,000 = 111,975 and
+    # 221,550; residual at T = 2: 240,000 x (1 - 2/12) x 0.5 + 3,000 x (1 - 2/240) = 102,975
+    d1, d2 = 1.1 ** (-1 / 12), 1.1 ** (-2 / 12)
+    want = 121_500 + 121_500 * d1 + 111_975 * d1 + 221_550 * d2 - 102_975 * d2
+    assert tables.buy_npv(tiny, "x", 3.0) == pytest.approx(want, rel=1e-12)
+    case = tables.buy_case(tiny, "x", 3.0)
+    assert float(case.systems[0]) == pytest.approx(240)
+    np.testing.assert_allclose(case.capex[:, 0], [121_500, 121_500, 0])
+    np.testing.assert_allclose(case.opex[:, 0], [111_975, 221_550, 0])
+    assert float(case.residual[0]) == pytest.approx(102_975)
 
 
-def test_buy_case_worked_by_hand():
-    # 1 MW, PUE 1.25 -> 800 kW IT; 20 kW systems -> 40 systems at 1M USD = 40M; facility 10M/MW
-    case = cost.buy_flows(
-        mw=1,
-        pue=1.25,
-        power_kw=20,
-        system_price_usd=1e6,
-        facility_capex_usd_per_mw=10e6,
-        power_price_usd_per_kwh=0.1,
-        maintenance_share_annual=0.06,
-        life_years=5,
-        facility_life_years=20,
-        resale_share=0.5,
-        horizon=12,
+def test_the_lessors_yield_by_hand(tiny):
+    # rent of 1.2M paid as delivered: 400,000 and 800,000; the owner's flows at months 0, 1, 2:
+    # -121,500; -121,500 + 400,000 - 111,975; 800,000 - 221,550 + 102,975
+    a = tiny.with_overrides([("contract.value_usd", "1.2e6")])
+    y = tables.rent_vs_buy(a)["lessor_yield_annual"]
+    x = (1 + y) ** (1 / 12) - 1
+    flows = [-121_500, -121_500 + 400_000 - 111_975, 800_000 - 221_550 + 102_975]
+    assert abs(sum(f * (1 + x) ** -j for j, f in enumerate(flows))) < 1e-6
+    # a rent that never covers the costs: no yield, and the summary says the two cannot both be right
+    rb = tables.rent_vs_buy(tiny)
+    assert rb["lessor_yield_annual"] is None and rb["rent_and_price_consistent"] is False
+
+
+def test_hourly_rent_per_facility_mw_month():
+    # 4 USD a GPU-hour x 730.5 hours x 1000 kW / (1.9 kW a GPU x PUE 1.2)
+    assert float(cost.hourly_rent_per_mw_month(4.0, 1.9, 1.2)) == pytest.approx(
+        4 * 730.5 * 1000 / (1.9 * 1.2), rel=1e-12
     )
-    assert case.systems[0] == pytest.approx(40)
-    assert case.capex[0] == pytest.approx(50e6)
-    # power 1000 kW x 730.5 h x 0.1 = 73,050; maintenance 0.06/12 x 40M = 200,000
-    assert case.opex[0, 0] == pytest.approx(273_050) and case.opex.shape == (1, 12)
-    # residual: 40M x (1 - 12/60) x 0.5 = 16M; facility 10M x (1 - 12/240) = 9.5M
-    assert case.residual[0] == pytest.approx(25.5e6)
-    d = cost.discount_factors(0.0, 12)
-    assert cost.npv_buy(case, d)[0] == pytest.approx(50e6 + 12 * 273_050 - 25.5e6)
-
-
-def test_hourly_rent_per_mw_month():
-    # 3.48 USD/h per 2.17 kW GPU: 3.48 x 730.5 x 1000 / 2.17
-    assert cost.hourly_rent_per_mw_month(3.48, 2.17) == pytest.approx(3.48 * 730.5 * 1000 / 2.17)
 
 
 def test_cost_per_million_tokens():
-    # 1M USD per MW-month for 1M tokens/s at 50% -> 1e6 / (0.5e6 x 2,629,800) x 1e6
-    assert cost.cost_per_mtok(1e6, 1e6, 0.5) == pytest.approx(1e6 / (0.5e6 * 2_629_800) * 1e6)
+    # $444,444 per MW-month over 450,000 tokens/s at 60 % for 2,629,800 s: $0.626 per Mtok
+    got = float(cost.cost_per_mtok(444_444.44, 450_000, 0.6))
+    assert got == pytest.approx(444_444.44 / (450_000 * 0.6 * 2_629_800) * 1e6, rel=1e-12)
 
 
 def test_breakeven_price_makes_buying_cost_what_renting_costs(base):
     rb = tables.rent_vs_buy(base)
     price = rb["breakeven_system_price_usd"]
-    assert price is not None and 0 < price < base["hardware.wse3.price_usd"]
-    at = base.with_overrides([("hardware.wse3.price_usd", repr(price))])
-    assert tables.rent_vs_buy(at)["buy_npv_usd"] == pytest.approx(rb["rent_npv_usd"], rel=1e-9)
+    # an independent root finder on the buy NPV as a function of the price
+    root = brentq(
+        lambda p: tables.buy_npv(base, "wse3", 750.0, p) - rb["rent_npv_usd"], 0, 3e6, xtol=1e-6
+    )
+    assert price == pytest.approx(root, rel=1e-9)
 
 
 def test_breakeven_says_so_when_even_free_hardware_costs_more(base):
-    a = base.with_overrides([("buy.facility_capex_usd_per_mw", "400000000")])
-    rb = tables.rent_vs_buy(a)
+    dear = base.with_overrides([("buy.facility_capex_usd_per_mw", "1e9")])
+    rb = tables.rent_vs_buy(dear)
     assert rb["breakeven_system_price_usd"] is None
     assert "even with free hardware" in rb["breakeven_note"]
 
 
-def test_breakeven_root_finder_reports_no_crossing():
-    be = cost.breakeven_system_price(100.0, lambda p: 1.0 + 0.0 * p, upper=10.0)
-    assert be.price_usd is None and "stays cheaper" in be.reason
-    be = cost.breakeven_system_price(100.0, lambda p: 20.0 + 2 * p, upper=10.0)
-    assert be.price_usd == pytest.approx(40.0)
-
-
 def test_cost_functions_broadcast_over_scenarios():
-    d = cost.discount_factors(np.array([0.0, 0.1]), 12)
-    assert d.shape == (2, 12) and d[0, -1] == 1.0
-    r = cost.rent_flows(np.array([120.0, 240.0]), 12, 12)
-    assert cost.npv_cost(r, d)[0] == pytest.approx(120.0)
+    t = np.arange(1, 4, dtype=float)[:, None]
+    mw = np.ones((3, 1))
+    r = cost.rent(t, mw, np.array([[300.0, 600.0]]), 3, 1.0)
+    assert r.shape == (3, 2) and r[:, 1].sum() == pytest.approx(600)

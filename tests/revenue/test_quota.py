@@ -1,66 +1,75 @@
-"""Cap-hit shares against scipy.stats.lognorm and analytic values."""
+"""Demand per user and the quota (docs/model.md 5.2) against scipy's lognormal distribution."""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import lognorm
+from scipy import integrate, stats
 
 from econ.revenue import quota
 
 
 @pytest.mark.parametrize(
-    ("q", "m", "sigma", "e", "f"),
-    [(2e6, 5e5, 1.2, 1.0, 1.0), (2e6, 5e5, 1.2, 0.85, 8.8), (1e6, 1e6, 0.5, 1.0, 2.0)],
+    ("median", "cap", "sigma"),
+    [(5e5, 2e6, 1.2), (1e6, 1e6, 0.5), (3e6, 5e6, 1.6), (1e3, 1e9 / 1e6, 1.0), (2e5, 5e4, 0.8)],
 )
-def test_tier_cap_hit_is_the_lognormal_survival_function(q, m, sigma, e, f):
-    # weekly demand ~ lognormal(median m e f, shape sigma): P(demand > q)
-    ref = lognorm(s=sigma, scale=m * e * f).sf(q)
-    assert quota.tier_cap_hit(q, m, sigma, e, f) == pytest.approx(ref, rel=1e-12)
+def test_cap_hits_and_the_truncated_mean_against_scipy(median, cap, sigma):
+    dist = stats.lognorm(s=sigma, scale=median)
+    ell = math.log(cap / median)
+    hit = quota.cap_hit_share(ell, sigma)
+    assert float(hit) == pytest.approx(dist.sf(cap), rel=1e-12, abs=1e-300)
+    # E[min(X, c)] by numerical integration, in units of the median
+    body, _ = integrate.quad(
+        lambda y: y * stats.lognorm(s=sigma).pdf(y), 0, cap / median, limit=200
+    )
+    want = median * (body + cap / median * dist.sf(cap))
+    assert float(quota.tokens_served(median, ell, sigma)) == pytest.approx(want, rel=1e-8)
+    assert float(quota.tokens_served(median, ell, sigma, hit)) == pytest.approx(want, rel=1e-8)
 
 
 def test_quota_equal_to_median_is_hit_by_half():
-    assert quota.tier_cap_hit(5e5, 5e5, 1.2, 1.0, 1.0) == pytest.approx(0.5)
+    assert float(quota.cap_hit_share(0.0, 1.2)) == 0.5
 
 
-def test_consumption_factor():
-    assert quota.consumption_factor(4, 750, 54, 0.0) == 4
-    assert quota.consumption_factor(4, 750, 54, 1.0) == pytest.approx(4 * 750 / 54)
+def test_an_unlimited_quota_serves_the_lognormal_mean():
+    # c -> infinity: E[X] = median e^(sigma^2 / 2)
+    assert float(quota.tokens_served(1.0, 50.0, 1.0)) == pytest.approx(math.exp(0.5), rel=1e-12)
 
 
-def test_token_efficiency_compounds_annually():
-    e = quota.token_efficiency(0.15, np.array([1, 13, 25]))
-    np.testing.assert_allclose(e, [1.0, 0.85, 0.85**2])
+def test_log_quota_over_median():
+    # quota 2e6 / multiplier 4 = 5e5 tokens at the tier; median 5e5 x phi 2 x e_t 0.9
+    ell = quota.log_quota_over_median(2e6, 4.0, 5e5, 2.0, math.log(0.9))
+    assert float(ell) == pytest.approx(math.log(5e5 / (5e5 * 2 * 0.9)), rel=1e-12)
 
 
-def test_cap_hit_share_weights_tiers_by_adoption():
-    h = quota.cap_hit_share([0.65, 0.2, 0.15], [0.1, 0.3, 0.7])
-    assert h == pytest.approx(0.65 * 0.1 + 0.2 * 0.3 + 0.15 * 0.7)
+def test_speed_factor_and_token_efficiency():
+    assert float(quota.speed_factor(750, 54, 0.3)) == pytest.approx((750 / 54) ** 0.3, rel=1e-14)
+    assert float(quota.token_efficiency(0.15, 13)) == pytest.approx(0.85, rel=1e-14)  # a year on
+    assert float(quota.token_efficiency(0.15, 1)) == 1.0
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.floats(1.0, 6.0), st.floats(0.01, 3.0))
-def test_higher_usage_multiplier_raises_cap_hits(mult, extra):
-    lo = quota.tier_cap_hit(2e6, 5e5, 1.2, 1.0, quota.consumption_factor(mult, 750, 54, 0.3))
-    hi = quota.tier_cap_hit(
-        2e6, 5e5, 1.2, 1.0, quota.consumption_factor(mult + extra, 750, 54, 0.3)
-    )
-    assert hi > lo
+def test_plan_cap_hit_weights_tiers_by_adoption():
+    h = quota.plan_cap_hit([0.65, 0.2, 0.15], [0.1, 0.3, 0.6])
+    assert float(h) == pytest.approx(0.65 * 0.1 + 0.2 * 0.3 + 0.15 * 0.6)
 
 
-@settings(max_examples=50, deadline=None)
+@given(st.floats(1.0, 8.0), st.floats(0.01, 2.0))
+def test_a_heavier_multiplier_raises_cap_hits(mult, extra):
+    def hit(m):
+        return float(quota.cap_hit_share(quota.log_quota_over_median(2e6, m, 5e5, 1.0, 0.0), 1.2))
+
+    assert hit(mult + extra) >= hit(mult)
+
+
 @given(st.floats(0.0, 0.5), st.floats(0.01, 0.4), st.integers(2, 36))
-def test_faster_token_efficiency_gains_lower_cap_hits(gain, extra, t):
-    slow = quota.tier_cap_hit(2e6, 5e5, 1.2, quota.token_efficiency(gain, t), 4.0)
-    fast = quota.tier_cap_hit(
-        2e6, 5e5, 1.2, quota.token_efficiency(min(gain + extra, 0.99), t), 4.0
-    )
-    assert fast < slow
+def test_token_efficiency_lowers_cap_hits(gain, extra, t):
+    def hit(g):
+        log_e = quota.log_token_efficiency(g, t)
+        return float(
+            quota.cap_hit_share(quota.log_quota_over_median(2e6, 4.0, 5e5, 1.0, log_e), 1.2)
+        )
 
-
-def test_lognormal_sf_matches_the_normal_cdf():
-    assert quota.lognormal_sf(math.exp(1.2), 1.2) == pytest.approx(1 - 0.8413447460685429)
+    assert hit(min(gain + extra, 0.99)) <= hit(gain) + 1e-15
