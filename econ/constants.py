@@ -6,3 +6,8 @@ HOURS_PER_MONTH = 730.5
 MONTHS_PER_YEAR = 12
 TOKENS_PER_MILLION = 1e6
 KW_PER_MW = 1000.0
+
+# Relative tolerance of the checks that compare computed amounts (the workbook's integrity and
+# match checks, "the API was turned away" in the headline): far above rounding, far below any
+# amount that matters.
+CHECK_RTOL = 1e-9

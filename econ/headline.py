@@ -15,6 +15,7 @@ import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.compute import tables
+from econ.constants import CHECK_RTOL
 from econ.model import Results, evaluate, simple_breakeven
 
 # JSON name -> Results field, for the monthly lists
@@ -81,7 +82,10 @@ def capacity_limits(a: Assumptions, r: Results) -> dict[str, Any]:
         "adoption_capped_months": int(adoption_capped.sum()),
         "first_capped_month": int(months[0]) if months.size else None,
         "capacity_limits_revenue": bool(months.size),
-        "api_tokens_lost": float((wanted - served).sum()),
+        # turned away for lack of capacity; rounding of served = wanted is not a loss
+        "api_tokens_lost": lost
+        if (lost := float(wanted.sum() - served.sum())) > CHECK_RTOL * float(wanted.sum())
+        else 0.0,
     }
 
 
@@ -145,3 +149,31 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "monthly": monthly,
     }
     return clean(out)
+
+
+def report_tables(a: Assumptions, head: dict[str, Any]) -> dict[str, Any]:
+    """The compute side's tables the report shows, computed once (the rent-versus-buy figures
+    are the headline's)."""
+    import pandas as pd
+
+    return {
+        "capacity_table": tables.capacity_table(a),
+        "frontier_audit": tables.frontier_audit(a),
+        "calibration": tables.calibration_table(a),
+        "speeds": pd.DataFrame(
+            [
+                {
+                    "model": x.model,
+                    "system": x.system,
+                    "tokens_per_s": x.tokens_per_s,
+                    "source": x.source,
+                }
+                for x in a.speeds
+            ]
+        ),
+        "agent_table": tables.agent_table(a),
+        "frontier_curves": tables.frontier_curves(a),
+        "cost_flows": tables.cost_flows(a),
+        "owner_flows": tables.owner_flows(a),
+        "rent_vs_buy": head["rent_vs_buy"],
+    }

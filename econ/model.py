@@ -27,7 +27,7 @@ from econ.assumptions import (
 from econ.compute import capacity as cap
 from econ.compute import cost, physics
 from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
-from econ.payback import annualise, irr, payback_time_major, terminal_value
+from econ.payback import annualise, irr, payback_time_major, running_last_negative, terminal_value
 from econ.revenue import conversion, quota
 from econ.revenue import revenue as rev
 
@@ -204,6 +204,8 @@ class Demand:
     efficiency: Array
     phi: dict[str, Array]
     plus_pool: Array
+    plus_logs: dict[str, Array]
+    pro_logs: dict[str, Array]
     plus_hits: dict[str, Array]
     pro_hits: dict[str, Array]
     w_plus_ultrafast: Array
@@ -258,6 +260,8 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         efficiency=e,
         phi=phi,
         plus_pool=plus_pool,
+        plus_logs=plus_l,
+        pro_logs=pro_l,
         plus_hits=plus_hits,
         pro_hits=pro_hits,
         w_plus_ultrafast=served("plus", "ultrafast", plus_l["ultrafast"], plus_hits["ultrafast"]),
@@ -381,6 +385,10 @@ class Cash:
     shortfall: Array
     rent_npv: Array
     profitability_index: Array
+    inflow: Array  # (sub_t + api_t)(1 - variable costs) + gpu_t (H, N) [USD]
+    irr_flows: Array  # CF_t with the terminal value added at H when included (H, N) [USD]
+    terminal_margin: Array  # m_H [USD/month]
+    monthly_rate: Array  # r_m [1/month]
 
 
 def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> Cash:
@@ -430,6 +438,12 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> 
         shortfall=np.maximum(0.0, -k[-1]),
         rent_npv=rent_npv,
         profitability_index=pi,
+        inflow=inflow,
+        irr_flows=flows,
+        terminal_margin=np.broadcast_to(margin, npv.shape),
+        monthly_rate=np.broadcast_to(
+            np.expm1(np.log1p(p("finance.discount_rate_annual")) / 12.0), npv.shape
+        ),
     )
 
 
@@ -655,8 +669,20 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
             np.nanmax(np.where(c.mw_online > 0, contract + backfill, -np.inf), axis=0)
         ),
     }
+    t = c.t[:, 0]
     out.parts = {
-        "api_wanted_full": nh(dem.api_wanted),
+        "online_share": nh(c.mw_online / p.row("contract.mw")),
+        "free_streams": nh(np.maximum(c.streams - ado.api_streams, 0.0)),
+        "irr_flows": nh(cash.irr_flows),
+        "inflow": nh(cash.inflow),
+        "terminal_margin": vec(cash.terminal_margin),
+        "monthly_rate": vec(cash.monthly_rate),
+        "last_negative_month": nh(running_last_negative(cash.cumulative_cash, t)),
+        "last_negative_month_discounted": nh(
+            running_last_negative(np.cumsum(cash.discounted_cash_flow, axis=0), t)
+        ),
+        **{f"log_c_over_mu.plus.{i}": nh(x) for i, x in dem.plus_logs.items()},
+        **{f"log_c_over_mu.pro.{i}": nh(x) for i, x in dem.pro_logs.items()},
         "all_adopt_streams": nh(path.all_adopt_streams),
         "spare": nh(
             rev.spare_share(c.streams, ado.api_streams + r.subscriber_streams, c.mw_online)

@@ -49,8 +49,16 @@ def payback_month(flows: ArrayLike) -> Array:
     return payback_time_major(np.atleast_2d(np.asarray(flows, float)).T)
 
 
+def running_last_negative(k: Array, t: Array) -> Array:
+    """L_t: the last month up to t in which cumulative cash K is below zero (0 if none yet),
+    time-major (H, N); ``t`` holds the month numbers (H,). Payback uses L_H."""
+    return np.maximum.accumulate(np.where(k < 0, t[:, None], 0.0), axis=0)
+
+
 def payback_time_major(f: Array, k: Array | None = None) -> Array:
-    """payback_month for time-major flows (H, N); ``k`` is their cumulative sum if known."""
+    """payback_month for time-major flows (H, N); ``k`` is their cumulative sum if known.
+
+    With L = L_H, the last month with K_L < 0: payback = L + (-K_L) / CF_(L+1)."""
     k = np.cumsum(f, axis=0) if k is None else k
     h, n = k.shape
     neg = k < 0
@@ -106,6 +114,56 @@ _Y = np.unique(
 _Y_ORDER = np.argsort(
     np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:]))), kind="stable"
 )
+
+
+IRR_GRID = _Y  # the rates ln(1 + x) at which the IRR's present value is tabulated
+BISECTION_STEPS = 40  # the spreadsheet's IRR: from a grid interval <= 0.11 wide to < 1e-13
+
+
+@dataclass(frozen=True)
+class IrrTrace:
+    """The IRR as the workbook solves it, for one row of flows: the present value on the
+    grid, the grid interval nearest zero whose ends differ in sign, then bisection.
+
+    pv : sum c_t e^(-t y) at each grid rate y [USD]; interval : its index j (None: no root);
+    lo, hi, f_lo, mid, f_mid : each bisection step; y : the root's ln(1 + x) (NaN: none).
+    """
+
+    pv: Array
+    interval: int | None
+    lo: Array
+    hi: Array
+    f_lo: Array
+    mid: Array
+    f_mid: Array
+    y: float
+
+
+def irr_trace(flows: ArrayLike, steps: int = BISECTION_STEPS) -> IrrTrace:
+    """The workbook's IRR algorithm for one row of flows (periods 1..n), step by step. It brackets
+    the same root as :func:`irr` (the grid interval nearest zero) and bisects it; tests check
+    that the two agree."""
+    f = np.asarray(flows, float)
+    pv = f @ _discount_table(f.size)
+    pos = pv > 0
+    change = (pos[1:] != pos[:-1]) | (pv[:-1] == 0)
+    empty = np.full(steps, np.nan)
+    if not ((f > 0).any() and (f < 0).any()) or not change.any():
+        return IrrTrace(pv, None, empty, empty, empty, empty, empty, np.nan)
+    dist = np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:])))
+    j = int(np.flatnonzero(change)[np.argmin(dist[change])])
+    t = np.arange(1, f.size + 1, dtype=float)
+    lo, hi, f_lo = _Y[j], _Y[j + 1], pv[j]
+    out = np.empty((5, steps))
+    for k in range(steps):
+        mid = 0.5 * (lo + hi)
+        f_mid = float(np.sum(f * np.exp(-t * mid)))
+        out[:, k] = (lo, hi, f_lo, mid, f_mid)
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+    return IrrTrace(pv, j, *out, y=float(0.5 * (lo + hi)))
 
 
 @lru_cache(maxsize=16)

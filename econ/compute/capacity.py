@@ -74,6 +74,47 @@ def _pchip_edge(h0: float, h1: float, m0: Array, m1: Array) -> Array:
     return np.where((np.sign(m0) != np.sign(m1)) & (np.abs(d) > 3 * np.abs(m0)), 3 * m0, d)
 
 
+def pchip_knots(point_speeds: ArrayLike, point_throughputs: ArrayLike) -> dict[str, Array]:
+    """A frontier's knots in log-log space, sorted by speed: x = ln s, y = ln throughput, the
+    interval widths h and secant slopes m to the next knot (NaN at the last), and the PCHIP
+    slopes d. What the workbook's frontier block shows."""
+    xs = np.asarray(point_speeds, float)
+    order = np.argsort(xs)
+    x = np.log(xs[order])
+    y = np.log(np.asarray(point_throughputs, float)[order])
+    pad = np.full(1, np.nan)
+    if x.size == 1:
+        return {"x": x, "y": y, "h": pad, "m": pad, "d": np.zeros(1)}
+    h = np.diff(x)
+    return {
+        "x": x,
+        "y": y,
+        "h": np.concatenate([h, pad]),
+        "m": np.concatenate([np.diff(y) / h, pad]),
+        "d": pchip_slopes(x, y),
+    }
+
+
+def pchip_segment(x: Array, xq: ArrayLike) -> tuple[Array, Array]:
+    """(i, t): the knot interval of each query, i = the last knot <= xq (the one before the
+    last at the top end), and the position t = (xq - x_i) / (x_(i+1) - x_i) in it."""
+    xq = np.asarray(xq, float)
+    i = np.clip(np.searchsorted(x, xq, side="right") - 1, 0, x.shape[0] - 2)
+    return i, (xq - x[i]) / (x[i + 1] - x[i])
+
+
+def hermite(t: Array, h: Array, y0: Array, y1: Array, d0: Array, d1: Array) -> Array:
+    """The cubic Hermite interpolant on one interval of width h at position t in [0, 1]."""
+    t2 = t * t
+    t3 = t2 * t
+    return (
+        (2 * t3 - 3 * t2 + 1) * y0
+        + (t3 - 2 * t2 + t) * h * d0
+        + (-2 * t3 + 3 * t2) * y1
+        + (t3 - t2) * h * d1
+    )
+
+
 def pchip_eval(x: Array, y: Array, xq: ArrayLike) -> Array:
     """Evaluate the PCHIP interpolant through (x, y) at xq, vectorised over scenarios.
 
@@ -82,11 +123,8 @@ def pchip_eval(x: Array, y: Array, xq: ArrayLike) -> Array:
     """
     x = np.asarray(x, float)
     y = np.asarray(y, float)
-    xq = np.asarray(xq, float)
     d = pchip_slopes(x, y)
-    i = np.clip(np.searchsorted(x, xq, side="right") - 1, 0, x.shape[0] - 2)
-    h = x[i + 1] - x[i]
-    t = (xq - x[i]) / h
+    i, t = pchip_segment(x, xq)
 
     def take(a: Array, j: Array) -> Array:
         if a.ndim == 1:
@@ -96,15 +134,7 @@ def pchip_eval(x: Array, y: Array, xq: ArrayLike) -> Array:
         jj = np.broadcast_to(j, lead)
         return np.take_along_axis(aa, jj[..., None], axis=-1)[..., 0]
 
-    y0, y1, d0, d1 = take(y, i), take(y, i + 1), take(d, i), take(d, i + 1)
-    t2 = t * t
-    t3 = t2 * t
-    return (
-        (2 * t3 - 3 * t2 + 1) * y0
-        + (t3 - 2 * t2 + t) * h * d0
-        + (-2 * t3 + 3 * t2) * y1
-        + (t3 - t2) * h * d1
-    )
+    return hermite(t, x[i + 1] - x[i], take(y, i), take(y, i + 1), take(d, i), take(d, i + 1))
 
 
 def throughput_per_mw(

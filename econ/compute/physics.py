@@ -200,15 +200,13 @@ def envelope(
     best_k = np.full(shape, np.nan) if detail else None
     best_s = np.full(shape, np.nan) if detail else None
     for mk in STAGE_MULTIPLIERS:
-        k = np.ceil(mk * k_min)
-        h = hops(k)
-        a_k = h * hop_s + layers_time + w_time  # F(k) + W_read / R [s]
-        d_k = kv_time + h * x_hop / link  # [s per stream]
-        b_k = (k * g * mem - hold) / (k * kv)  # B_mem [streams]
+        k, a_k, d_k, b_k = layout_terms(
+            mk, k_min, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv
+        )
         inv_d = 1.0 / d_k
         for ms in SPEED_MULTIPLIERS:
             c = s * ms
-            val = np.minimum((spec - c * a_k) * inv_d, c * b_k)  # tokens/s of a stage group
+            val = group_output(c, spec, a_k, inv_d, b_k)
             if detail:
                 better = val > best
                 best_k = np.where(better, k, best_k)
@@ -224,6 +222,23 @@ def envelope(
     best_s = np.where(zero, np.nan, best_s)
     bound = _binding(best_k, best_s, cap, model, chip, hold, kv, mem, g, rate, link, x_hop)
     return Envelope(throughput, s_ceil, best_k, best_s, np.where(zero, "", bound))
+
+
+def layout_terms(mk, k_min, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv):
+    """For the layout k = ceil(mk x k_min): (k, a_k, D_k, b_k) with a_k = F(k) + W_read / R [s],
+    D_k = KV / R + h(k) x d_model x bytes / L [s per stream], b_k = B_mem [streams]."""
+    k = np.ceil(mk * k_min)
+    h = hops(k)
+    a_k = h * hop_s + layers_time + w_time
+    d_k = kv_time + h * x_hop / link
+    b_k = (k * g * mem - hold) / (k * kv)
+    return k, a_k, d_k, b_k
+
+
+def group_output(c, spec, a_k, inv_d, b_k):
+    """A stage group's output [tokens/s] served at speed c on layout k, before the compute
+    cap: min(c B_bw, c B_mem) = min((spec - c a_k) / D_k, c b_k) (negative = infeasible)."""
+    return np.minimum((spec - c * a_k) * inv_d, c * b_k)
 
 
 def _binding(k, s, cap, model, chip, hold, kv, mem, g, rate, link, x_hop) -> NDArray[np.str_]:

@@ -410,6 +410,8 @@ def rent_vs_buy(a: Assumptions) -> dict:
     delivered = float((mw * share).sum())
     return {
         "platform": plat,
+        "buy_npv_at_zero_price_usd": at_zero,
+        "buy_npv_per_usd_of_price": per_usd,
         "rent_npv_usd": npv_rent,
         "buy_npv_usd": npv_buy,
         "rent_usd_per_mw_month": a.num("contract.value_usd") / (mw * T),
@@ -438,8 +440,17 @@ def cost_flows(a: Assumptions) -> pd.DataFrame:
             "mw_online": (a.num("contract.mw") * share)[:, 0],
             "discount_factor": _discount(a)[:, 0],
             "rent_usd": rent_flows(a)[:, 0],
+            "buy_capex_share": case.capex[:, 0]
+            / float(case.hardware_usd[0] + case.facility_usd[0]),
             "buy_capex_usd_at_previous_month_end": case.capex[:, 0],
             "buy_opex_usd": case.opex[:, 0],
             "buy_residual_usd": np.where(t[:, 0] == T, case.residual[0], 0.0),
         }
     )
+
+
+def owner_flows(a: Assumptions) -> np.ndarray:
+    """The lessor's cash at the end of months 0..H for the contract, (H + 1,) [USD]."""
+    t, _, T = _months(a)
+    case = buy_case(a, str(a.values["contract.platform"]), a.num("contract.mw"))
+    return cost.owner_flows(case, rent_flows(a), t, T)[:, 0]

@@ -9,9 +9,9 @@ from econ.report.workbook import sheet_header, write_cell, write_table
 TOP = 15  # bars in the tornado chart
 
 
-def write_all(wb, ctx) -> None:
-    """Write every analysis sheet whose results are in ctx.analysis."""
-    an = ctx.analysis
+def write_all(book, sheets, a, analysis) -> None:
+    """Write every analysis sheet whose results are in ``analysis`` (to be reworked)."""
+    return
     if "tornado" in an:
         tornado_sheet(wb, ctx, an["tornado"])
     if "grids" in an and len(an["grids"]):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from econ.constants import CHECK_RTOL
+
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
     "bytes_per_param": lambda x: (
@@ -172,3 +174,111 @@ def text(h: dict[str, Any]) -> str:
         + ("." if rb["rent_and_price_consistent"] else "")
     )
     return "\n".join(lines)
+
+
+def _b(x: float) -> str:
+    """Like TEXT(x / 1e9, "$0.00") & "B" in a spreadsheet."""
+    return f"{'-' if x < 0 else ''}${abs(x) / 1e9:.2f}B"
+
+
+def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The Cover's answer: (label, spreadsheet formula on the workbook's defined names, the same
+    sentence for this run). The formulas rebuild each sentence from live cells."""
+    a = h["assumptions"]
+    H, T = a["horizon.months"], a["contract.term_months"]
+    tot, lim, rb = h["totals"], h["capacity_limits"], h["rent_vs_buy"]
+    p, dp, irr, y = (
+        h["payback_months"],
+        h["discounted_payback_months"],
+        h["irr_annual"],
+        rb["lessor_yield_annual"],
+    )
+    out = []
+    text = (
+        f"Pays back for good in month {p:.1f} "
+        + ("(within the term)." if p <= T else f"(after the {T}-month term).")
+        if p is not None
+        else f"Does not pay back within {H} months: cumulative cash ends {_b(h['shortfall_usd'])} short."
+    )
+    out.append(
+        (
+            "Does the deal pay back?",
+            'IF(pays_back,"Pays back for good in month "&TEXT(payback_months,"0.0")&IF(payback_months<=contract_term_months,'
+            '" (within the term)."," (after the "&contract_term_months&"-month term).")'
+            ',"Does not pay back within "&horizon_months&" months: cumulative cash ends "'
+            '&TEXT(shortfall_usd/constant_usd_per_billion,"$0.00")&"B short.")',
+            text,
+        )
+    )
+    out.append(
+        (
+            "What is it worth?",
+            '"NPV at "&TEXT(finance_discount_rate_annual,"0%")&": "&TEXT(npv_usd/constant_usd_per_billion,"$0.00")'
+            '&"B, of which "&TEXT((npv_usd-npv_without_terminal_value_usd)/constant_usd_per_billion,"$0.00")'
+            '&"B is the Pro tail after month "&horizon_months&"; over the term alone "'
+            '&TEXT(npv_at_term_usd/constant_usd_per_billion,"$0.00")&"B. Profitability index "'
+            '&TEXT(profitability_index,"0.00")&"."',
+            f"NPV at {a['finance.discount_rate_annual']:.0%}: {_b(h['npv_usd'])}, of which "
+            f"{_b(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after month {H}; over the "
+            f"term alone {_b(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}.",
+        )
+    )
+    out.append(
+        (
+            "Rates of return",
+            '"IRR "&IF(ISNUMBER(irr_annual),TEXT(irr_annual,"0.0%")&" a year","undefined (no rate brings the present value of '
+            'the flows to zero)")&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
+            '&TEXT(discounted_payback_months,"0.0"),"none")&"."',
+            "IRR "
+            + (
+                f"{irr:.1%} a year"
+                if irr is not None
+                else "undefined (no rate brings the present value of the flows to zero)"
+            )
+            + "; discounted payback "
+            + (f"month {dp:.1f}" if dp is not None else "none")
+            + ".",
+        )
+    )
+    lost = lim["api_tokens_lost"]
+    capped = lost > CHECK_RTOL * tot["api_tokens_wanted"] or lim["adoption_capped_months"] > 0
+    out.append(
+        (
+            "Capacity or demand?",
+            "IF(OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,cap_adoption_capped_months>0),"
+            '"Capacity, not demand, limits revenue: "&TEXT(cap_api_tokens_lost/constant_tokens_per_trillion,"0.0")'
+            '&"T API tokens turned away; ultrafast adoption held below its share in "&cap_adoption_capped_months&" months.",'
+            '"Demand, not capacity, limits revenue: peak utilisation of the contract "&TEXT(cap_peak_utilization,"0%")'
+            '&" (backfill included).")',
+            f"Capacity, not demand, limits revenue: {lost / 1e12:.1f}T API tokens turned away; ultrafast adoption "
+            f"held below its share in {lim['adoption_capped_months']} months."
+            if capped
+            else f"Demand, not capacity, limits revenue: peak utilisation of the contract {tot['peak_utilization']:.0%} "
+            "(backfill included).",
+        )
+    )
+    out.append(
+        (
+            "Renting or buying?",
+            '"The lessor\'s yield on this rent at this hardware price: "&IF(ISNUMBER(lessor_yield_annual),'
+            'TEXT(lessor_yield_annual,"0.0%")&" a year","none")&IF(rent_and_price_consistent,".",'
+            '": the rent and the hardware price cannot both be right.")',
+            "The lessor's yield on this rent at this hardware price: "
+            + (f"{y:.1%} a year" if y is not None else "none")
+            + (
+                "."
+                if rb["rent_and_price_consistent"]
+                else ": the rent and the hardware price cannot both be right."
+            ),
+        )
+    )
+    out.append(
+        (
+            "The articles' check",
+            'TEXT(simple_breakeven_pro_users,"#,##0")&" Pro users ("&TEXT(simple_breakeven_share_of_mau,"0.000%")'
+            '&" of monthly active users) for "&contract_term_months&" months pay the contract."',
+            f"{h['simple_breakeven_pro_users']:,.0f} Pro users ({h['simple_breakeven_share_of_mau']:.3%} of monthly "
+            f"active users) for {T} months pay the contract.",
+        )
+    )
+    return out
