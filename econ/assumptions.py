@@ -35,6 +35,10 @@ MAX_FILE_BYTES = 16 * 2**20  # a data file of 16 MiB or more is not an assumptio
 MAX_ROWS = 10_000  # data rows per file, after the header
 MAX_CELL_CHARS = 100_000  # characters in one cell (a note longer than Excel's 32,767 is cut there)
 
+# A scenario is a name, never a path: data/scenarios/NAME.csv
+SCENARIO_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+BASE_SCENARIO = "base"  # the name of the run without a scenario (and of its report folder)
+
 
 class AssumptionError(ValueError):
     """Bad assumption data: the message says where and what was expected."""
@@ -337,20 +341,52 @@ class Assumptions:
         return new
 
     def with_scenario(self, name: str) -> Assumptions:
-        path = self.data_dir / "scenarios" / f"{name}.csv"
+        """A copy with ``data/scenarios/<name>.csv`` applied; ``name`` is a name, never a path."""
+        check_scenario_name(name)
+        folder = self.data_dir / "scenarios"
+        path = folder / f"{name}.csv"
         if not path.is_file():
-            known = sorted(p.stem for p in (self.data_dir / "scenarios").glob("*.csv"))
+            known = sorted(p.stem for p in folder.glob("*.csv") if SCENARIO_NAME.fullmatch(p.stem))
             raise AssumptionError(
                 f"scenario {name!r}: no file {path}; known scenarios: {', '.join(known) or 'none'}"
             )
         header, rows = read_csv(path, required=("key", "value"))
         triples = [(r["key"].strip(), r["value"], f"{path} row {n}") for n, r in rows]
-        new = self._apply(triples, origin=f"scenario {name}")
+        new = self._apply(triples, origin=f"scenario {name}")  # each row's value first
+        first: dict[str, int] = {}
+        for n, r in rows:
+            key = r["key"].strip()
+            if key in first:
+                raise AssumptionError(
+                    f"{path} row {n}, column key: {key!r} is set twice in this scenario "
+                    f"(rows {first[key]} and {n}); keep one"
+                )
+            first[key] = n
         return replace(new, scenario=name)
+
+    def scenario_names(self) -> list[str]:
+        """The scenarios of ``data/scenarios/`` (every ``*.csv`` there), sorted."""
+        folder = self.data_dir / "scenarios"
+        return sorted(p.stem for p in folder.glob("*.csv")) if folder.is_dir() else []
 
     def effective(self) -> dict[str, float | str]:
         """Every effective value as {dotted key: number or string}."""
         return dict(self.values)
+
+
+def check_scenario_name(name: str) -> str:
+    """``name`` if it can name a scenario (letters, digits, _ and -); else AssumptionError."""
+    if not SCENARIO_NAME.fullmatch(name):
+        raise AssumptionError(
+            f'scenario "{shown(name)}": not a scenario name; expected 1 to 64 letters, digits, '
+            "_ or - (the file data/scenarios/NAME.csv), not a path"
+        )
+    if name == BASE_SCENARIO:
+        raise AssumptionError(
+            f"scenario {name!r}: the name is reserved for the run without a scenario "
+            "(its report folder is base/); rename the scenario file"
+        )
+    return name
 
 
 def shown(text: object, limit: int = 80) -> str:
@@ -678,14 +714,17 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     path = d / "sensitivity.csv"
     if path.is_file():
         _, rows = read_csv(path, required=("key", "distribution", "low", "high", "note"))
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for n, r in rows:
             key = r["key"].strip()
             where = f"{path} row {n} ({key})"
             _check_varying_key(a, key, f"{path} row {n}, column key")
             if key in seen:
-                raise AssumptionError(f"{path} row {n}, column key: {key!r} appears twice")
-            seen.add(key)
+                raise AssumptionError(
+                    f"{path} row {n}, column key: {key!r} appears twice (rows {seen[key]} and {n}); "
+                    "keep one range per key"
+                )
+            seen[key] = n
             dist = r["distribution"].strip().lower()
             if dist not in DISTRIBUTIONS:
                 raise AssumptionError(
@@ -715,6 +754,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     if path.is_file():
         _, rows = read_csv(path, required=("key_a", "key_b", "rank_correlation"))
         sens_keys = {s.key for s in sens}
+        pairs: dict[frozenset[str], tuple[int, str, str]] = {}
         for n, r in rows:
             ka, kb = r["key_a"].strip(), r["key_b"].strip()
             for col, k in (("key_a", ka), ("key_b", kb)):
@@ -725,6 +765,15 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                     )
             if ka == kb:
                 raise AssumptionError(f"{path} row {n}, column key_b: a key correlated with itself")
+            pair = frozenset((ka, kb))
+            if pair in pairs:
+                m, fa, fb = pairs[pair]
+                how = "" if (fa, fb) == (ka, kb) else f" (row {m} gives it as {fa} ~ {fb})"
+                raise AssumptionError(
+                    f"{path} row {n}: the pair {ka} ~ {kb} is given twice, in rows {m} and {n}"
+                    f"{how}; give each pair once"
+                )
+            pairs[pair] = (n, ka, kb)
             rho = _cell_number(r["rank_correlation"], f"{path} row {n}", "rank_correlation")
             if not -1 <= rho <= 1:
                 raise AssumptionError(
@@ -737,7 +786,15 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     path = d / "grids.csv"
     if path.is_file():
         _, rows = read_csv(path, required=("id", "key_x", "key_y", "points", "note"))
+        grid_rows: dict[str, int] = {}
         for n, r in rows:
+            gid = r["id"].strip()
+            if gid in grid_rows:
+                raise AssumptionError(
+                    f"{path} row {n}, column id: {gid!r} appears twice (rows {grid_rows[gid]} and "
+                    f"{n}); give each grid its own id"
+                )
+            grid_rows[gid] = n
             for col in ("key_x", "key_y"):
                 _check_varying_key(a, r[col].strip(), f"{path} row {n}, column {col}")
             pts = _cell_number(r["points"], f"{path} row {n}", "points")
