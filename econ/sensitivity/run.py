@@ -39,7 +39,11 @@ def problem_from(a: Assumptions) -> Problem:
     corr = None
     if a.correlations:
         try:
-            corr = correlation_matrix(names, [(c.key_a, c.key_b, c.rho) for c in a.correlations])
+            corr = correlation_matrix(
+                names,
+                [(c.key_a, c.key_b, c.rho) for c in a.correlations],
+                rows=[c.row for c in a.correlations],
+            )
         except ProblemError as exc:
             raise AssumptionError(f"{a.data_dir / 'correlations.csv'}: {exc}") from None
     return Problem(tuple(variables), corr)
