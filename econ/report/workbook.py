@@ -9,8 +9,6 @@ that LibreOffice's recalculation agrees).
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +19,10 @@ import pandas as pd
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
+from econ.report.output import OutputError  # noqa: F401 (where callers have imported it from)
+
 QUESTION = "Does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?"
 FIRST_MONTH_COL = 2  # column C: A label, B unit, C.. months
-
-
-class OutputError(OSError):
-    """The report cannot be written where asked (locked, read-only, or edited by hand)."""
 
 
 @dataclass
@@ -159,67 +155,6 @@ class Timeline:
             )
         self.next += 1
         return r
-
-
-def check_writable(path: Path, force: bool) -> None:
-    """Refuse to overwrite a workbook that is open or that was edited since econ wrote it."""
-    folder = path.parent
-    for lock in (folder / f".~lock.{path.name}#", folder / f"~${path.name}"):
-        if lock.exists():
-            raise OutputError(
-                f"{path}: the workbook is open in a spreadsheet application (lock file {lock.name}); "
-                "close it and run again, or write elsewhere with --out"
-            )
-    if path.exists() and not force:
-        stamp = _stamp_path(path)
-        digest = _digest(path)
-        if not stamp.exists() or stamp.read_text().strip() != digest:
-            raise OutputError(
-                f"{path}: this workbook was changed after econ wrote it (or econ did not write it); "
-                "not overwriting it. Move it away, write elsewhere with --out, or pass --force"
-            )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK):
-        raise OutputError(f"{folder}: the output folder is read-only")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(
-            f"{path}: the workbook is read-only; make it writable or write elsewhere with --out"
-        )
-
-
-def _stamp_path(path: Path) -> Path:
-    return path.parent / f".{path.name}.sha256"
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def atomic_write(path: Path, build, force: bool = False) -> None:
-    """Write with ``build(tmp_path)`` into a temporary file beside ``path``, then rename into place."""
-    check_writable(path, force)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".xlsx.tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        build(tmp_path)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp_path, path)
-    except PermissionError as exc:
-        raise OutputError(
-            f"{path}: cannot replace the file ({exc.strerror}); is it open or read-only?"
-        ) from None
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
-    _stamp_path(path).write_text(_digest(path) + "\n")
 
 
 def new_workbook(path: Path):
