@@ -9,6 +9,7 @@ that LibreOffice's recalculation agrees).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,13 @@ from econ.report.output import OutputError  # noqa: F401 (where callers have imp
 
 QUESTION = "Does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?"
 FIRST_MONTH_COL = 2  # column C: A label, B unit, C.. months
+
+
+EXCEL_CELL_CHARS = 32_767  # Excel's limit on the text of one cell (UTF-16 code units)
+
+
+class TextCutWarning(UserWarning):
+    """Text longer than a spreadsheet cell holds was cut (the cell ends with a visible marker)."""
 
 
 @dataclass
@@ -59,7 +67,11 @@ def _is_blank(x: Any) -> bool:
 
 
 def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
-    """A value: numbers as numbers, NaN/None blank, every string as text (never a formula)."""
+    """A value: numbers as numbers, NaN/None blank, every string as text (never a formula).
+
+    Text longer than Excel's cell limit is cut, ending in a visible
+    ``... [cut: N characters]``, with a TextCutWarning naming the sheet and cell.
+    """
     if isinstance(x, np.generic):
         x = x.item()
     if _is_blank(x):
@@ -69,7 +81,36 @@ def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
     elif isinstance(x, int | float):
         ws.write_number(row, col, float(x), fmt)
     else:
-        ws.write_string(row, col, str(x), fmt)
+        text, removed = fit_cell_text(str(x))
+        if removed:
+            warnings.warn(
+                f"{ws.name}!{xl_rowcol_to_cell(row, col)}: a text of {len(str(x)):,} characters "
+                f"is longer than a spreadsheet cell holds ({EXCEL_CELL_CHARS:,}); cut, ending in "
+                f'"... [cut: {removed:,} characters]"',
+                TextCutWarning,
+                stacklevel=2,
+            )
+        ws.write_string(row, col, text, fmt)
+
+
+def fit_cell_text(text: str, limit: int = EXCEL_CELL_CHARS) -> tuple[str, int]:
+    """``text`` cut to fit ``limit`` UTF-16 code units, with a marker; and the characters removed."""
+    if len(text) <= limit // 2 or _utf16_len(text) <= limit:
+        return text, 0
+    budget = limit - len(f"... [cut: {len(text):,} characters]")
+    keep, used = 0, 0
+    for c in text:
+        w = 2 if ord(c) > 0xFFFF else 1
+        if used + w > budget:
+            break
+        used += w
+        keep += 1
+    removed = len(text) - keep
+    return f"{text[:keep]}... [cut: {removed:,} characters]", removed
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) -> None:
