@@ -380,6 +380,16 @@ def test_text_over_the_cell_limit_is_cut_visibly_with_a_warning(data_copy, tmp_p
     assert cell.startswith("Long note. ") and re.search(r"\.\.\. \[cut: [\d,]+ characters\]$", cell)
 
 
+def test_every_text_cell_keeps_to_the_limit_the_cover_too(tmp_path, capsys):
+    padded = "0" * 40_000 + "750"  # still the number 750
+    with pytest.warns(TextCutWarning, match=r"Cover!B\d+: a text of 40,\d{3} characters"):
+        code = main(["report", *QUICK, "--out", str(tmp_path), "--set", f"contract.mw={padded}"])
+    assert code == 0
+    ws = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")["Cover"]
+    row = next(r for r in ws.iter_rows() if r[0].value == "Overrides")
+    assert len(row[1].value) == EXCEL_CELL_CHARS and row[1].value.endswith(" characters]")
+
+
 def test_cutting_counts_what_excel_counts():
     from econ.report.workbook import fit_cell_text
 

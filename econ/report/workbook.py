@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.worksheet import Worksheet
 
 from econ.report.output import OutputError  # noqa: F401 (where callers have imported it from)
 
@@ -69,8 +70,7 @@ def _is_blank(x: Any) -> bool:
 def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
     """A value: numbers as numbers, NaN/None blank, every string as text (never a formula).
 
-    Text longer than Excel's cell limit is cut, ending in a visible
-    ``... [cut: N characters]``, with a TextCutWarning naming the sheet and cell.
+    Text longer than a cell holds is cut visibly, with a warning (see CellTextWorksheet).
     """
     if isinstance(x, np.generic):
         x = x.item()
@@ -81,30 +81,48 @@ def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
     elif isinstance(x, int | float):
         ws.write_number(row, col, float(x), fmt)
     else:
-        text, removed = fit_cell_text(str(x))
+        ws.write_string(row, col, str(x), fmt)
+
+
+class CellTextWorksheet(Worksheet):
+    """A worksheet whose text cells keep to Excel's limit: longer text is cut, ending in
+    ``... [cut: N characters]``, with a TextCutWarning naming the sheet and cell.
+
+    Every way of writing text (write_string, write, write_row, ...) goes through
+    ``_write_string``; XlsxWriter itself would cut without a word.
+    """
+
+    def _write_string(self, row, col, string, cell_format=None):
+        text, removed = fit_cell_text(string)
         if removed:
             warnings.warn(
-                f"{ws.name}!{xl_rowcol_to_cell(row, col)}: a text of {len(str(x)):,} characters "
+                f"{self.name}!{xl_rowcol_to_cell(row, col)}: a text of {len(string):,} characters "
                 f"is longer than a spreadsheet cell holds ({EXCEL_CELL_CHARS:,}); cut, ending in "
                 f'"... [cut: {removed:,} characters]"',
                 TextCutWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
-        ws.write_string(row, col, text, fmt)
+        return super()._write_string(row, col, text, cell_format)
+
+
+class _Workbook(xlsxwriter.Workbook):
+    worksheet_class = CellTextWorksheet
 
 
 def fit_cell_text(text: str, limit: int = EXCEL_CELL_CHARS) -> tuple[str, int]:
     """``text`` cut to fit ``limit`` UTF-16 code units, with a marker; and the characters removed."""
     if len(text) <= limit // 2 or _utf16_len(text) <= limit:
         return text, 0
-    budget = limit - len(f"... [cut: {len(text):,} characters]")
-    keep, used = 0, 0
-    for c in text:
-        w = 2 if ord(c) > 0xFFFF else 1
-        if used + w > budget:
-            break
-        used += w
-        keep += 1
+    keep = 0
+    for _ in range(2):  # the marker's length depends on the count it shows
+        budget = limit - len(f"... [cut: {len(text) - keep:,} characters]")
+        keep, used = 0, 0
+        for c in text:
+            w = 2 if ord(c) > 0xFFFF else 1
+            if used + w > budget:
+                break
+            used += w
+            keep += 1
     removed = len(text) - keep
     return f"{text[:keep]}... [cut: {removed:,} characters]", removed
 
@@ -199,7 +217,7 @@ class Timeline:
 
 
 def new_workbook(path: Path):
-    return xlsxwriter.Workbook(
+    return _Workbook(
         str(path),
         {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False},
     )
