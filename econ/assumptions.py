@@ -29,6 +29,16 @@ TABLE_FILES = ("plans", "tiers", "hardware", "frontier")
 ANALYSIS_FILES = ("sensitivity.csv", "correlations.csv", "grids.csv")
 DISTRIBUTIONS = ("uniform", "triangular", "pert", "normal", "lognormal")
 
+# What the CSV reader accepts (README, "The assumption files"): larger inputs are
+# refused with the file and row rather than read slowly or half.
+MAX_FILE_BYTES = 16 * 2**20  # a data file of 16 MiB or more is not an assumption file
+MAX_ROWS = 10_000  # data rows per file, after the header
+MAX_CELL_CHARS = 100_000  # characters in one cell (a note longer than Excel's 32,767 is cut there)
+
+# A scenario is a name, never a path: data/scenarios/NAME.csv
+SCENARIO_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+BASE_SCENARIO = "base"  # the name of the run without a scenario (and of its report folder)
+
 
 class AssumptionError(ValueError):
     """Bad assumption data: the message says where and what was expected."""
@@ -450,20 +460,78 @@ class Assumptions:
         return new
 
     def with_scenario(self, name: str) -> Assumptions:
-        path = self.data_dir / "scenarios" / f"{name}.csv"
+        """A copy with ``data/scenarios/<name>.csv`` applied; ``name`` is a name, never a path."""
+        check_scenario_name(name)
+        folder = self.data_dir / "scenarios"
+        path = folder / f"{name}.csv"
         if not path.is_file():
-            known = sorted(p.stem for p in (self.data_dir / "scenarios").glob("*.csv"))
+            known = sorted(p.stem for p in folder.glob("*.csv") if SCENARIO_NAME.fullmatch(p.stem))
             raise AssumptionError(
                 f"scenario {name!r}: no file {path}; known scenarios: {', '.join(known) or 'none'}"
             )
         header, rows = read_csv(path, required=("key", "value"))
         triples = [(r["key"].strip(), r["value"], f"{path} row {n}") for n, r in rows]
-        new = self._apply(triples, origin=f"scenario {name}")
+        new = self._apply(triples, origin=f"scenario {name}")  # each row's value first
+        first: dict[str, int] = {}
+        for n, r in rows:
+            key = r["key"].strip()
+            if key in first:
+                raise AssumptionError(
+                    f"{path} row {n}, column key: {key!r} is set twice in this scenario "
+                    f"(rows {first[key]} and {n}); keep one"
+                )
+            first[key] = n
         return replace(new, scenario=name)
+
+    def scenario_names(self) -> list[str]:
+        """The scenarios of ``data/scenarios/`` (every ``*.csv`` there), sorted."""
+        folder = self.data_dir / "scenarios"
+        return sorted(p.stem for p in folder.glob("*.csv")) if folder.is_dir() else []
 
     def effective(self) -> dict[str, float | str]:
         """Every effective value as {dotted key: number or string}."""
         return dict(self.values)
+
+
+def check_scenario_name(name: str) -> str:
+    """``name`` if it can name a scenario (letters, digits, _ and -); else AssumptionError."""
+    if not SCENARIO_NAME.fullmatch(name):
+        raise AssumptionError(
+            f'scenario "{shown(name)}": not a scenario name; expected 1 to 64 letters, digits, '
+            "_ or - (the file data/scenarios/NAME.csv), not a path"
+        )
+    if name == BASE_SCENARIO:
+        raise AssumptionError(
+            f"scenario {name!r}: the name is reserved for the run without a scenario "
+            "(its report folder is base/); rename the scenario file"
+        )
+    return name
+
+
+def shown(text: object, limit: int = 80) -> str:
+    """Text for a message: invisible characters escaped, long text cut.
+
+    NUL, control characters, the byte-order mark, zero-width and non-breaking
+    spaces print as nothing (or as a space); here they appear as Python escapes
+    (``"7\\x0050"``), so that a message names what is really in the cell.
+    """
+    s = str(text)
+    cut = len(s) > limit
+    if cut:
+        s = s[:limit]
+    out = "".join(c if c == " " or c.isprintable() else _escape(c) for c in s)
+    return out + (f"... ({len(str(text)):,} characters)" if cut else "")
+
+
+def _escape(c: str) -> str:
+    o = ord(c)
+    if c in "\t\n\r":
+        return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[c]
+    if o < 0x100:
+        return f"\\x{o:02x}"
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    return f"\\U{o:08x}"
 
 
 def unknown_key_message(key: str, known: Iterable[str]) -> str:
@@ -487,8 +555,23 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
     Accepts what Excel writes: UTF-8 with or without a byte-order mark, CRLF
     line ends, and the semicolon-separated form with decimal commas that
     European locales save (decimal commas become points).
+
+    Refuses, naming the file and row, what it cannot read faithfully: a quote
+    that is never closed, text after a closing quote, a file of
+    ``MAX_FILE_BYTES`` or more, more than ``MAX_ROWS`` data rows, a cell of
+    more than ``MAX_CELL_CHARS`` characters.
     """
-    raw = path.read_bytes()
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size >= MAX_FILE_BYTES:
+            raise AssumptionError(
+                f"{path}: the file has {size:,} bytes; expected less than {MAX_FILE_BYTES:,} "
+                "(is this an assumption file?)"
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise AssumptionError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -499,8 +582,7 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
         ) from None
     first = text.split("\n", 1)[0]
     semicolon = first.count(";") > first.count(",")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=";" if semicolon else ",")
-    lines = list(reader)
+    lines = _records(path, text, ";" if semicolon else ",")
     if not lines or not any(c.strip() for c in lines[0]):
         raise AssumptionError(f"{path}: the file is empty; expected a header row")
     header = [c.strip() for c in lines[0]]
@@ -509,11 +591,14 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
     missing = [c for c in required if c not in header]
     if missing:
         raise AssumptionError(
-            f"{path} row 1: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
+            f"{path} row 1: missing column(s) {', '.join(missing)}; "
+            f"found {shown(', '.join(header), 200)}"
         )
     dupes = {c for c in header if header.count(c) > 1 and c}
     if dupes:
-        raise AssumptionError(f"{path} row 1: duplicate column(s) {', '.join(sorted(dupes))}")
+        raise AssumptionError(
+            f"{path} row 1: duplicate column(s) {shown(', '.join(sorted(dupes)), 200)}"
+        )
     rows = []
     for n, cells in enumerate(lines[1:], start=2):
         if not any(c.strip() for c in cells):
@@ -531,6 +616,53 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
             row = {h: _decimal_comma(c) for h, c in row.items()}
         rows.append((n, row))
     return header, rows
+
+
+def _records(path: Path, text: str, delimiter: str) -> list[list[str]]:
+    """The CSV records of ``text``, read strictly; errors name the row (the header is row 1)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    lines: list[list[str]] = []
+    while True:
+        n = len(lines) + 1  # the spreadsheet row of the record being read
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return lines
+        except csv.Error as exc:
+            raise AssumptionError(_csv_error(path, n, str(exc), delimiter)) from None
+        if n > MAX_ROWS + 1:
+            raise AssumptionError(
+                f"{path} row {n}: more than {MAX_ROWS:,} rows after the header; expected at most "
+                f"{MAX_ROWS:,} (is this an assumption file?)"
+            )
+        for j, c in enumerate(cells):
+            if len(c) > MAX_CELL_CHARS:
+                col = lines[0][j].strip() if lines and j < len(lines[0]) else f"{j + 1}"
+                raise AssumptionError(
+                    f"{path} row {n}, column {shown(col, 40)}: the cell has {len(c):,} characters; "
+                    f"expected at most {MAX_CELL_CHARS:,}"
+                )
+        lines.append(cells)
+
+
+def _csv_error(path: Path, n: int, what: str, delimiter: str) -> str:
+    """The csv module's complaint about row ``n`` as a message a spreadsheet user can act on."""
+    if "unexpected end of data" in what:
+        return (
+            f"{path} row {n}: a quoted cell is never closed (the file ends inside quotes); "
+            'close the quote, or write a quote inside a quoted cell as two ("")'
+        )
+    if "expected after" in what:
+        return (
+            f"{path} row {n}: text after the closing quote of a cell; put the whole cell in "
+            f'quotes and write each quote inside it as two (""), or remove the quotes'
+        )
+    if "field larger than field limit" in what:
+        return (
+            f"{path} row {n}: a cell has more than {MAX_CELL_CHARS:,} characters; "
+            f"expected at most {MAX_CELL_CHARS:,}"
+        )
+    return f"{path} row {n}: cannot read the CSV ({shown(what)})"
 
 
 def _decimal_comma(cell: str) -> str:
@@ -551,15 +683,16 @@ def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
             raise AssumptionError(f'{where}, column {column}: "{s}"; expected {rule.expected()}')
         if not re.fullmatch(r"[A-Za-z0-9_]+", s):
             raise AssumptionError(
-                f'{where}, column {column}: "{s}" is not an id (letters, digits and _)'
+                f'{where}, column {column}: "{shown(s)}" is not an id (letters, digits and _)'
             )
         return s
     x = parse_number(s)
     if x is None:
-        raise AssumptionError(f'{where}, column {column}: "{s}" is not a number')
+        raise AssumptionError(f'{where}, column {column}: "{shown(s)}" is not a number')
     if not rule.check(x):
         raise AssumptionError(
-            f"{where}, column {column}: {s} is out of range; expected {rule.expected()} [{rule.unit}]"
+            f"{where}, column {column}: {shown(s)} is out of range; "
+            f"expected {rule.expected()} [{rule.unit}]"
         )
     return int(x) if rule.kind == "integer" else x
 
@@ -710,14 +843,17 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     path = d / "sensitivity.csv"
     if path.is_file():
         _, rows = read_csv(path, required=("key", "distribution", "low", "high", "note"))
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for n, r in rows:
             key = r["key"].strip()
             where = f"{path} row {n} ({key})"
             _check_varying_key(a, key, f"{path} row {n}, column key")
             if key in seen:
-                raise AssumptionError(f"{path} row {n}, column key: {key!r} appears twice")
-            seen.add(key)
+                raise AssumptionError(
+                    f"{path} row {n}, column key: {key!r} appears twice (rows {seen[key]} and {n}); "
+                    "keep one range per key"
+                )
+            seen[key] = n
             dist = r["distribution"].strip().lower()
             if dist not in DISTRIBUTIONS:
                 raise AssumptionError(
@@ -747,6 +883,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     if path.is_file():
         _, rows = read_csv(path, required=("key_a", "key_b", "rank_correlation"))
         sens_keys = {s.key for s in sens}
+        pairs: dict[frozenset[str], tuple[int, str, str]] = {}
         for n, r in rows:
             ka, kb = r["key_a"].strip(), r["key_b"].strip()
             for col, k in (("key_a", ka), ("key_b", kb)):
@@ -757,6 +894,15 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                     )
             if ka == kb:
                 raise AssumptionError(f"{path} row {n}, column key_b: a key correlated with itself")
+            pair = frozenset((ka, kb))
+            if pair in pairs:
+                m, fa, fb = pairs[pair]
+                how = "" if (fa, fb) == (ka, kb) else f" (row {m} gives it as {fa} ~ {fb})"
+                raise AssumptionError(
+                    f"{path} row {n}: the pair {ka} ~ {kb} is given twice, in rows {m} and {n}"
+                    f"{how}; give each pair once"
+                )
+            pairs[pair] = (n, ka, kb)
             rho = _cell_number(r["rank_correlation"], f"{path} row {n}", "rank_correlation")
             if not -1 <= rho <= 1:
                 raise AssumptionError(
@@ -769,7 +915,15 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     path = d / "grids.csv"
     if path.is_file():
         _, rows = read_csv(path, required=("id", "key_x", "key_y", "points", "note"))
+        grid_rows: dict[str, int] = {}
         for n, r in rows:
+            gid = r["id"].strip()
+            if gid in grid_rows:
+                raise AssumptionError(
+                    f"{path} row {n}, column id: {gid!r} appears twice (rows {grid_rows[gid]} and "
+                    f"{n}); give each grid its own id"
+                )
+            grid_rows[gid] = n
             for col in ("key_x", "key_y"):
                 _check_varying_key(a, r[col].strip(), f"{path} row {n}, column {col}")
             pts = _cell_number(r["points"], f"{path} row {n}", "points")
@@ -910,7 +1064,9 @@ def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
 def _cell_number(text: str, where: str, column: str) -> float:
     x = parse_number(str(text))
     if x is None:
-        raise AssumptionError(f'{where}, column {column}: "{str(text).strip()}" is not a number')
+        raise AssumptionError(
+            f'{where}, column {column}: "{shown(str(text).strip())}" is not a number'
+        )
     return x
 
 

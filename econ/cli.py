@@ -5,15 +5,125 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import re
 import shutil
+import stat
 import sys
+import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from econ import __version__
-from econ.assumptions import AssumptionError, Assumptions, bundled_data_dir, load
+from econ.assumptions import (
+    AssumptionError,
+    Assumptions,
+    bundled_data_dir,
+    check_scenario_name,
+    load,
+    shown,
+)
 
 EXIT_BAD_INPUT = 2
+
+# Bounds of the numeric options (README, "Commands").
+# Monte Carlo: 3 outputs x 8 bytes kept a sample; about 0.7 GB peak, 2 minutes, at the maximum
+MAX_SAMPLES = 10_000_000
+# Sobol base n: n (d + 2) model evaluations held; about 1.4 GB peak, 16 s, at the maximum
+MAX_SOBOL_SAMPLES = 65_536
+MAX_SEED = 2**32 - 1
+MAX_WORKERS = 256
+MIN_POINTS, MAX_POINTS = 2, 101  # grid points per axis, as in grids.csv
+MESSAGE_CHARS = 2_000  # an error line is cut beyond this
+
+
+class OutputFailure(OSError):
+    """Writing to standard output failed (the message says so)."""
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high] (``1e6`` and ``20_000`` are accepted)."""
+    expected = f"expected a whole number from {low:,} to {high:,}"
+
+    def parse(text: str) -> int:
+        s = text.strip()
+        try:
+            x = int(s)
+        except ValueError:
+            x = _integral_float(s)
+            if x is None:
+                raise argparse.ArgumentTypeError(
+                    f"{shown(text)}: not a whole number; {expected}"
+                ) from None
+        if not low <= x <= high:
+            raise argparse.ArgumentTypeError(f"{shown(text)}: out of range; {expected}")
+        return x
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def _integral_float(s: str) -> int | float | None:
+    """``1e6`` -> 1000000; an infinity stays infinite (out of any range); else None."""
+    try:
+        f = float(s)
+    except ValueError:
+        return None
+    if math.isinf(f):
+        return f
+    if math.isnan(f) or f != int(f):
+        return None
+    return int(f)
+
+
+def finite_number(text: str) -> float:
+    """An argparse type: a finite number."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: not a number; expected a finite number"
+        ) from None
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"{shown(text)}: not finite; expected a finite number")
+    return x
+
+
+def scenario_name(text: str) -> str:
+    """An argparse type: a scenario name (letters, digits, _ and -), never a path."""
+    try:
+        return check_scenario_name(text)
+    except AssumptionError as exc:
+        raise argparse.ArgumentTypeError(f"{shown(text)}: {str(exc).split(': ', 1)[1]}") from None
+
+
+SAMPLES = whole_number(1, MAX_SAMPLES)
+SOBOL_SAMPLES = whole_number(1, MAX_SOBOL_SAMPLES)
+SEED = whole_number(0, MAX_SEED)
+WORKERS = whole_number(1, MAX_WORKERS)
+POINTS = whole_number(MIN_POINTS, MAX_POINTS)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line on stderr (status 2), without the usage."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        usage_error(message, self.prog)
+
+
+def usage_error(message: str, prog: str = "econ") -> None:
+    """Print a bad command line in one line on stderr and exit with status 2."""
+    m = re.fullmatch(r"argument (-[^:]*): (.*)", message, flags=re.S)
+    if m:  # "argument --samples: 0: out of range" -> "--samples 0: out of range"
+        message = f"{m[1].split('/')[0]} {m[2]}"
+    print(f"econ: error: {_one_line(message)} (see {prog} --help)", file=sys.stderr)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _one_line(message: str) -> str:
+    """A message as one line: invisible characters escaped, cut beyond MESSAGE_CHARS."""
+    return shown(message, MESSAGE_CHARS)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -23,7 +133,10 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="folder of assumption CSVs (default: ./data, else the bundled defaults)",
     )
     p.add_argument(
-        "--scenario", metavar="NAME", help="apply data/scenarios/NAME.csv before any --set"
+        "--scenario",
+        metavar="NAME",
+        type=scenario_name,
+        help="apply data/scenarios/NAME.csv before any --set (NAME: letters, digits, _ and -)",
     )
     p.add_argument(
         "--set",
@@ -35,8 +148,32 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _samples(p: argparse.ArgumentParser, help: str, **kw) -> None:
+    p.add_argument("--samples", type=SAMPLES, metavar="N", help=help, **kw)
+
+
+def _seed(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--seed",
+        type=SEED,
+        default=12345,
+        metavar="S",
+        help=f"random seed, 0 to {MAX_SEED:,} (default 12345)",
+    )
+
+
+def _workers(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers",
+        type=WORKERS,
+        default=1,
+        metavar="N",
+        help=f"processes for the sampling, 1 to {MAX_WORKERS} (default 1)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="econ",
         description="Does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?",
     )
@@ -58,15 +195,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--force",
         action="store_true",
-        help="overwrite a workbook that was edited since econ wrote it",
+        help="overwrite a workbook, summary.md or chart that was edited since econ wrote it",
     )
+    _samples(p, f"Monte Carlo samples, 1 to {MAX_SAMPLES:,} (default 20,000)", default=20_000)
     p.add_argument(
-        "--samples", type=int, default=20_000, help="Monte Carlo samples (default 20000)"
+        "--sobol-samples",
+        type=SOBOL_SAMPLES,
+        default=1024,
+        metavar="N",
+        help=f"Sobol base samples n, 1 to {MAX_SOBOL_SAMPLES:,} (default 1024; a power of two)",
     )
-    p.add_argument(
-        "--sobol-samples", type=int, default=1024, help="Sobol base samples n (default 1024)"
-    )
-    p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    _seed(p)
+    _workers(p)
     p.add_argument(
         "--no-sensitivity",
         action="store_true",
@@ -100,9 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     p.add_argument("--target", choices=("npv", "payback"), default="npv")
     p.add_argument(
-        "--low", type=float, help="lower end of the search (default: the key's sensitivity range)"
+        "--low",
+        type=finite_number,
+        help="lower end of the search (default: the key's sensitivity range)",
     )
-    p.add_argument("--high", type=float, help="upper end of the search")
+    p.add_argument("--high", type=finite_number, help="upper end of the search")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -110,10 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
     p.add_argument("analysis", choices=("tornado", "grid", "montecarlo", "sobol", "breakeven"))
-    p.add_argument(
-        "--samples", type=int, help="samples (Monte Carlo default 20000; Sobol base n default 1024)"
+    _samples(
+        p,
+        f"samples: Monte Carlo 1 to {MAX_SAMPLES:,} (default 20,000); Sobol base n 1 to "
+        f"{MAX_SOBOL_SAMPLES:,} (default 1024)",
     )
-    p.add_argument("--seed", type=int, default=12345)
+    _seed(p)
+    _workers(p)
     p.add_argument(
         "--metric", choices=("npv", "payback"), default="npv", help="tornado/grid/Sobol output"
     )
@@ -162,20 +307,26 @@ def progress_bar():
 
 def resolve(args: argparse.Namespace) -> Assumptions:
     """Load the data the flags name, then the scenario, then the --set overrides."""
+    return _apply(_load_data(args), args.scenario, args.overrides)
+
+
+def _load_data(args: argparse.Namespace) -> Assumptions:
     if args.data:
-        a = load(args.data)
-    elif (Path("data") / "assumptions.csv").is_file():
-        a = load(Path("data"))
-    else:
-        print(
-            f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})",
-            file=sys.stderr,
-        )
-        a = load(None)
-    if args.scenario:
-        a = a.with_scenario(args.scenario)
+        return load(args.data)
+    if (Path("data") / "assumptions.csv").is_file():
+        return load(Path("data"))
+    print(
+        f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})",
+        file=sys.stderr,
+    )
+    return load(None)
+
+
+def _apply(a: Assumptions, scenario: str | None, overrides: list[str]) -> Assumptions:
+    if scenario:
+        a = a.with_scenario(scenario)
     pairs = []
-    for item in args.overrides:
+    for item in overrides:
         if "=" not in item:
             raise AssumptionError(
                 f"--set {item}: expected KEY=VALUE, e.g. --set contract.value_usd=12e9"
@@ -186,32 +337,126 @@ def resolve(args: argparse.Namespace) -> Assumptions:
 
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:
-    return f"econ: warning: {message}\n"
+    return f"econ: warning: {_one_line(str(message))}\n"
+
+
+class _NamedStdout:
+    """sys.stdout whose write failures name "standard output" (BrokenPipeError passes through)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailure(_stdout_message(exc)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailure(_stdout_message(exc)) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _stdout_message(exc: OSError) -> str:
+    return f"standard output: cannot write ({exc.strerror or exc})"
+
+
+def _drop_stdout(stream) -> None:
+    """Point a failed stdout at /dev/null, so that the flush at exit does not fail again."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, stream.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _warning_line  # one plain line per warning, no source paths
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "analysis", None) == "sobol" and args.samples is not None:
+        try:
+            SOBOL_SAMPLES(str(args.samples))
+        except argparse.ArgumentTypeError as exc:
+            usage_error(f"--samples {exc} (Sobol base samples)", "econ sensitivity")
+    real = sys.stdout
+    sys.stdout = _NamedStdout(real)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()
+        return code
     except AssumptionError as exc:
-        print(f"econ: error: {exc}", file=sys.stderr)
+        print(f"econ: error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # output piped into head & co.
+        _drop_stdout(real)
         return 0
     except OSError as exc:  # OutputError and friends: the message names the file
-        print(f"econ: error: {exc}", file=sys.stderr)
+        if isinstance(exc, OutputFailure):
+            _drop_stdout(real)
+        print(f"econ: error: {_one_line(_os_message(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        sys.stdout = real
+
+
+def _os_message(exc: OSError) -> str:
+    """An OSError as "<file>: <what>" (econ's own errors already read so)."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
 
 
 def cmd_validate(args) -> int:
-    a = resolve(args)
+    """Every check `econ report` runs, on the data, and on each scenario when none is named."""
+    base = _load_data(args)
+    a = _apply(base, args.scenario, args.overrides)
+    _check_like_report(a)
     print(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else ""))
     for fi in a.files:
         print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
     print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
+    if not args.scenario:
+        names = base.scenario_names()
+        for name in names:
+            path = base.data_dir / "scenarios" / f"{name}.csv"
+            try:
+                check_scenario_name(name)
+            except AssumptionError:
+                raise AssumptionError(
+                    f"{path}: {name!r} cannot name a scenario (1 to 64 letters, digits, _ or -; "
+                    "not 'base'); rename the file"
+                ) from None
+            try:
+                _check_like_report(_apply(base, name, args.overrides))
+            except AssumptionError as exc:
+                raise AssumptionError(f"scenario {name}: {exc}") from None
+        if names:
+            print(f"  scenarios checked: {', '.join(names)}")
     print("OK")
     return 0
+
+
+def _check_like_report(a: Assumptions) -> None:
+    """The checks `econ report` makes beyond loading: the model evaluates, and the
+    sensitivity problem is valid (each range holds its base value, the rank
+    correlations form a positive definite matrix)."""
+    from econ.model import evaluate
+    from econ.sensitivity.run import problem_from
+
+    evaluate(a)
+    if a.sensitivity:
+        problem_from(a)
 
 
 def cmd_summary(args) -> int:
@@ -225,9 +470,11 @@ def cmd_summary(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from econ.report import write_report
+    from econ.report import check_report, write_report
 
     a = resolve(args)
+    out = Path(args.out)
+    check_report(out, a, force=args.force)  # refuse before minutes of sampling
     analysis, info = {}, {}
     if not args.no_sensitivity:
         from econ.sensitivity.run import report_analysis
@@ -238,8 +485,9 @@ def cmd_report(args) -> int:
             sobol_n=args.sobol_samples,
             seed=args.seed,
             progress=progress_bar(),
+            workers=args.workers,
         )
-    path = write_report(a, Path(args.out), force=args.force, analysis=analysis, run_info=info)
+    path = write_report(a, out, force=args.force, analysis=analysis, run_info=info)
     print(f"econ: wrote {path}")
     print(f"econ: wrote {path.with_name('summary.md')}")
     return 0
@@ -329,9 +577,10 @@ def cmd_sensitivity(args) -> int:
         seed=args.seed,
         metric=args.metric,
         progress=progress_bar(),
+        workers=args.workers,
     )
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(Path(args.csv), df.to_csv(index=False))
         print(f"econ: wrote {args.csv}")
     elif args.json:
         from econ.headline import clean
@@ -343,6 +592,37 @@ def cmd_sensitivity(args) -> int:
         ):
             print(df.to_string(index=False))
     return 0
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``: a regular file atomically (a temporary beside it, renamed),
+    anything else (a device, a pipe) directly. Failures raise OutputFailure naming the file."""
+    try:
+        special = path.exists() and not stat.S_ISREG(path.stat().st_mode) and not path.is_dir()
+    except OSError:
+        special = False
+    try:
+        if special:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise OutputFailure(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OutputFailure(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 COMMANDS = {

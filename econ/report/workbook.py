@@ -9,8 +9,7 @@ that LibreOffice's recalculation agrees).
 from __future__ import annotations
 
 import math
-import os
-import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,13 +19,19 @@ import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.worksheet import Worksheet
+
+from econ.report.output import OutputError  # noqa: F401 (where callers have imported it from)
 
 QUESTION = "Does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?"
 FIRST_MONTH_COL = 2  # column C: A label, B unit, C.. months
 
 
-class OutputError(OSError):
-    """The report cannot be written where asked (locked, read-only, or edited by hand)."""
+EXCEL_CELL_CHARS = 32_767  # Excel's limit on the text of one cell (UTF-16 code units)
+
+
+class TextCutWarning(UserWarning):
+    """Text longer than a spreadsheet cell holds was cut (the cell ends with a visible marker)."""
 
 
 @dataclass
@@ -63,7 +68,10 @@ def _is_blank(x: Any) -> bool:
 
 
 def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
-    """A value: numbers as numbers, NaN/None blank, every string as text (never a formula)."""
+    """A value: numbers as numbers, NaN/None blank, every string as text (never a formula).
+
+    Text longer than a cell holds is cut visibly, with a warning (see CellTextWorksheet).
+    """
     if isinstance(x, np.generic):
         x = x.item()
     if _is_blank(x):
@@ -74,6 +82,53 @@ def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
         ws.write_number(row, col, float(x), fmt)
     else:
         ws.write_string(row, col, str(x), fmt)
+
+
+class CellTextWorksheet(Worksheet):
+    """A worksheet whose text cells keep to Excel's limit: longer text is cut, ending in
+    ``... [cut: N characters]``, with a TextCutWarning naming the sheet and cell.
+
+    Every way of writing text (write_string, write, write_row, ...) goes through
+    ``_write_string``; XlsxWriter itself would cut without a word.
+    """
+
+    def _write_string(self, row, col, string, cell_format=None):
+        text, removed = fit_cell_text(string)
+        if removed:
+            warnings.warn(
+                f"{self.name}!{xl_rowcol_to_cell(row, col)}: a text of {len(string):,} characters "
+                f"is longer than a spreadsheet cell holds ({EXCEL_CELL_CHARS:,}); cut, ending in "
+                f'"... [cut: {removed:,} characters]"',
+                TextCutWarning,
+                stacklevel=4,
+            )
+        return super()._write_string(row, col, text, cell_format)
+
+
+class _Workbook(xlsxwriter.Workbook):
+    worksheet_class = CellTextWorksheet
+
+
+def fit_cell_text(text: str, limit: int = EXCEL_CELL_CHARS) -> tuple[str, int]:
+    """``text`` cut to fit ``limit`` UTF-16 code units, with a marker; and the characters removed."""
+    if len(text) <= limit // 2 or _utf16_len(text) <= limit:
+        return text, 0
+    keep = 0
+    for _ in range(2):  # the marker's length depends on the count it shows
+        budget = limit - len(f"... [cut: {len(text) - keep:,} characters]")
+        keep, used = 0, 0
+        for c in text:
+            w = 2 if ord(c) > 0xFFFF else 1
+            if used + w > budget:
+                break
+            used += w
+            keep += 1
+    removed = len(text) - keep
+    return f"{text[:keep]}... [cut: {removed:,} characters]", removed
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) -> None:
@@ -161,69 +216,8 @@ class Timeline:
         return r
 
 
-def check_writable(path: Path, force: bool) -> None:
-    """Refuse to overwrite a workbook that is open or that was edited since econ wrote it."""
-    folder = path.parent
-    for lock in (folder / f".~lock.{path.name}#", folder / f"~${path.name}"):
-        if lock.exists():
-            raise OutputError(
-                f"{path}: the workbook is open in a spreadsheet application (lock file {lock.name}); "
-                "close it and run again, or write elsewhere with --out"
-            )
-    if path.exists() and not force:
-        stamp = _stamp_path(path)
-        digest = _digest(path)
-        if not stamp.exists() or stamp.read_text().strip() != digest:
-            raise OutputError(
-                f"{path}: this workbook was changed after econ wrote it (or econ did not write it); "
-                "not overwriting it. Move it away, write elsewhere with --out, or pass --force"
-            )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK):
-        raise OutputError(f"{folder}: the output folder is read-only")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(
-            f"{path}: the workbook is read-only; make it writable or write elsewhere with --out"
-        )
-
-
-def _stamp_path(path: Path) -> Path:
-    return path.parent / f".{path.name}.sha256"
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def atomic_write(path: Path, build, force: bool = False) -> None:
-    """Write with ``build(tmp_path)`` into a temporary file beside ``path``, then rename into place."""
-    check_writable(path, force)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".xlsx.tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        build(tmp_path)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
-        os.replace(tmp_path, path)
-    except PermissionError as exc:
-        raise OutputError(
-            f"{path}: cannot replace the file ({exc.strerror}); is it open or read-only?"
-        ) from None
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
-    _stamp_path(path).write_text(_digest(path) + "\n")
-
-
 def new_workbook(path: Path):
-    return xlsxwriter.Workbook(
+    return _Workbook(
         str(path),
         {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False},
     )

@@ -39,7 +39,11 @@ def problem_from(a: Assumptions) -> Problem:
     corr = None
     if a.correlations:
         try:
-            corr = correlation_matrix(names, [(c.key_a, c.key_b, c.rho) for c in a.correlations])
+            corr = correlation_matrix(
+                names,
+                [(c.key_a, c.key_b, c.rho) for c in a.correlations],
+                rows=[c.row for c in a.correlations],
+            )
         except ProblemError as exc:
             raise AssumptionError(f"{a.data_dir / 'correlations.csv'}: {exc}") from None
     return Problem(tuple(variables), corr)
@@ -133,6 +137,7 @@ def run_cli(
     seed: int,
     metric: str = "npv",
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,  # processes to use (not used yet: the engine runs in this process)
 ) -> pd.DataFrame:
     problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
@@ -153,6 +158,7 @@ def report_analysis(
     sobol_n: int,
     seed: int,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,  # processes to use (not used yet: the engine runs in this process)
 ) -> tuple[dict, dict]:
     """Everything the analysis sheets show, and the run facts for the Cover."""
     if not a.sensitivity:

@@ -137,8 +137,18 @@ class Problem:
         return {v.name: v.ppf(u[:, j]) for j, v in enumerate(self.variables)}
 
 
-def correlation_matrix(names: Sequence[str], pairs: Sequence[tuple[str, str, float]]) -> np.ndarray:
-    """Symmetric matrix from (a, b, rho) pairs; raises ProblemError if it is not positive definite."""
+def correlation_matrix(
+    names: Sequence[str],
+    pairs: Sequence[tuple[str, str, float]],
+    rows: Sequence[int] | None = None,
+) -> np.ndarray:
+    """Symmetric matrix from (a, b, rho) pairs; raises ProblemError if it is not positive definite.
+
+    The error names the pairs that cannot hold together (a smallest set whose
+    correlations alone already break positive definiteness), by ``rows`` (the
+    rows of the file the pairs came from) where given, in one line of bounded
+    length, with the nearest valid values of those pairs.
+    """
     idx = {n: i for i, n in enumerate(names)}
     c = np.eye(len(names))
     for a, b, rho in pairs:
@@ -146,13 +156,81 @@ def correlation_matrix(names: Sequence[str], pairs: Sequence[tuple[str, str, flo
             raise ProblemError(f"correlation {a} ~ {b}: both keys must be sampled variables")
         c[idx[a], idx[b]] = c[idx[b], idx[a]] = rho
     eig = np.linalg.eigvalsh(c)
-    if eig.min() <= 1e-10:
-        raise ProblemError(
-            f"the rank correlations are not a valid correlation matrix (not positive definite; "
-            f"smallest eigenvalue {eig.min():.4f}); the nearest valid matrix is "
-            f"{np.round(nearest_correlation(c), 3).tolist()}"
-        )
+    if eig.min() <= PD_TOLERANCE:
+        raise ProblemError(_not_pd_message(c, idx, pairs, rows, float(eig.min())))
     return c
+
+
+PD_TOLERANCE = 1e-10  # smallest eigenvalue a correlation matrix must exceed
+_SHOW_PAIRS = 6  # pairs named in a message, at most
+
+
+def _not_pd_message(
+    c: np.ndarray,
+    idx: dict[str, int],
+    pairs: Sequence[tuple[str, str, float]],
+    rows: Sequence[int] | None,
+    smallest: float,
+) -> str:
+    culprits = offending_pairs(c, [(idx[a], idx[b]) for a, b, _ in pairs])
+    near = nearest_correlation(c, eps=0.01)  # a margin, so the suggestion is clearly valid
+    named = culprits[:_SHOW_PAIRS]
+    rest = len(culprits) - len(named)
+
+    def listing(items: list[str]) -> str:
+        return f"{', '.join(items)} and {rest} more" if rest else _and(items)
+
+    where = ""
+    if rows is not None:
+        where = (
+            "row" + ("s " if len(culprits) > 1 else " ") + listing([str(rows[k]) for k in named])
+        )
+        where += ": "
+    labels = [f"{_short(pairs[k][0])} ~ {_short(pairs[k][1])} ({pairs[k][2]:g})" for k in named]
+    values = [
+        f"{_short(pairs[k][0])} ~ {_short(pairs[k][1])} "
+        f"{near[idx[pairs[k][0]], idx[pairs[k][1]]]:.2f}"
+        for k in named
+    ]
+    return (
+        f"{where}the rank correlations {listing(labels)} cannot hold together (the "
+        f"correlation matrix is not positive definite; smallest eigenvalue {smallest:.3g}); "
+        f"weaken them, e.g. to the nearest valid values {', '.join(values)}"
+    )
+
+
+def offending_pairs(c: np.ndarray, pairs: Sequence[tuple[int, int]]) -> list[int]:
+    """Indices (in file order) of the ``pairs`` (i, j) that make ``c`` fail to be positive definite.
+
+    A pair's share of the smallest eigenvalue is 2 c_ij v_i v_j (v its
+    eigenvector); the pairs that pull it down by at least a tenth of the worst
+    one are named. If those alone would make a valid matrix, the next most
+    harmful pairs are added until they do not.
+    """
+    w, v = np.linalg.eigh(c)
+    u = v[:, 0]
+    share = np.array([c[i, j] * u[i] * u[j] for i, j in pairs])
+    if share.size == 0:
+        return []
+    worst = share.min()
+    named = {k for k in range(len(pairs)) if share[k] <= 0.1 * worst and share[k] < 0}
+    for k in np.argsort(share, kind="stable"):
+        m = np.eye(c.shape[0])
+        for j in named:
+            a, b = pairs[j]
+            m[a, b] = m[b, a] = c[a, b]
+        if np.linalg.eigvalsh(m).min() <= PD_TOLERANCE:
+            break
+        named.add(int(k))
+    return sorted(named)
+
+
+def _short(name: str, limit: int = 60) -> str:
+    return name if len(name) <= limit else name[: limit - 3] + "..."
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def nearest_correlation(c: np.ndarray, eps: float = 1e-6) -> np.ndarray:

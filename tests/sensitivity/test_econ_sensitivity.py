@@ -85,7 +85,8 @@ def test_non_positive_definite_correlations_name_the_file(data_copy):
     )
     with pytest.raises(
         AssumptionError,
-        match=r"correlations\.csv: the rank correlations are not a valid correlation matrix",
+        match=r"correlations\.csv: rows 2, 3 and 4: the rank correlations .* cannot hold together "
+        r"\(the correlation matrix is not positive definite",
     ):
         run.problem_from(load(data_copy))
 

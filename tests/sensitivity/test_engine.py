@@ -103,7 +103,7 @@ def test_iman_conover_reaches_the_rank_correlation_and_keeps_marginals():
 
 
 def test_invalid_correlation_matrix_is_a_clear_error():
-    with pytest.raises(ProblemError, match="not positive definite.*nearest valid matrix"):
+    with pytest.raises(ProblemError, match="not positive definite.*nearest valid values"):
         correlation_matrix(["a", "b", "c"], [("a", "b", 0.9), ("b", "c", 0.9), ("a", "c", -0.9)])
 
 
