@@ -20,8 +20,9 @@ def soffice() -> str | None:
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 
-def recalculate(xlsx: Path, out_dir: Path, timeout: float = 180) -> Path:
-    """Open ``xlsx`` in LibreOffice with 'always recalculate', save a copy in ``out_dir``; return its path."""
+def convert(files: list[Path], out_dir: Path, to: str = "xlsx", timeout: float = 600) -> list[Path]:
+    """Open each file in one headless LibreOffice with 'always recalculate' and save it in
+    ``out_dir`` as ``to`` (xlsx: recalculated values; pdf: the printed pages); returns the paths."""
     exe = soffice()
     if exe is None:
         raise FileNotFoundError("soffice")
@@ -38,17 +39,23 @@ def recalculate(xlsx: Path, out_dir: Path, timeout: float = 180) -> Path:
                 "--norestore",
                 "--nolockcheck",
                 "--convert-to",
-                "xlsx",
+                to,
                 "--outdir",
                 str(out_dir),
-                str(xlsx),
+                *map(str, files),
             ],
             env=env,
             check=False,
             capture_output=True,
             timeout=timeout,
         )
-    out = Path(out_dir) / xlsx.name
-    if not out.exists():  # soffice exits 0 even when it could not load the file
-        raise RuntimeError(f"LibreOffice wrote no {out}")
-    return out
+    outs = [Path(out_dir) / (Path(f).stem + "." + to) for f in files]
+    for out in outs:
+        if not out.exists():  # soffice exits 0 even when it could not load the file
+            raise RuntimeError(f"LibreOffice wrote no {out}")
+    return outs
+
+
+def recalculate(xlsx: Path, out_dir: Path, timeout: float = 300) -> Path:
+    """Open ``xlsx`` in LibreOffice with 'always recalculate', save a copy in ``out_dir``; return its path."""
+    return convert([xlsx], out_dir, "xlsx", timeout)[0]

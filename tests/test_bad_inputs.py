@@ -209,8 +209,8 @@ def both(*makes: Callable[[Paths], None]) -> Callable[[Paths], None]:
 NON_PD = (
     "key_a,key_b,rank_correlation,note\n"
     "usage.demand_sigma,usage.speed_elasticity,0.9,\n"
-    "usage.speed_elasticity,usage.peak_concurrency,0.9,\n"
-    "usage.demand_sigma,usage.peak_concurrency,-0.9,\n"
+    "usage.speed_elasticity,usage.peak_to_average,0.9,\n"
+    "usage.demand_sigma,usage.peak_to_average,-0.9,\n"
 )
 MANY_GRID_ROWS = "".join(
     f"g{i},tiers.ultrafast.usage_multiplier,usage.token_efficiency_gain_annual,3,\n"

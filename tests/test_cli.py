@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import openpyxl
+from xlsx_names import named_cell
 import pytest
 from conftest import DATA, ROOT
 
@@ -293,9 +294,9 @@ def test_formula_like_note_lands_as_text(data_copy, tmp_path, capsys):
         ["report", "--data", str(data_copy), "--out", str(tmp_path), "--no-sensitivity"], capsys
     )
     assert code == 0
-    ws = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")["Assumptions"]
-    cell = next(r[4] for r in ws.iter_rows(min_row=2) if r[0].value == "agent.ttft_s")
-    assert cell.value == '=HYPERLINK("http://example.com","x")'
+    wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
+    value = named_cell(wb, "agent_ttft_s")
+    cell = next(c for c in value.parent[value.row] if c.value == '=HYPERLINK("http://example.com","x")')
     assert cell.data_type == "s"  # a string, not a formula
 
 

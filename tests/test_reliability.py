@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 
 import openpyxl
+from xlsx_names import named_value, row_texts
 import pytest
 from conftest import DATA, ROOT
 
@@ -80,8 +81,7 @@ def temporaries(out: Path) -> list[str]:
 
 def report_value(folder: Path) -> float:
     """contract.value_usd of one report, checked to be the same in the workbook and summary.md."""
-    ws = openpyxl.load_workbook(folder / "payback_analysis.xlsx")["Assumptions"]
-    value = next(r[1].value for r in ws.iter_rows(min_row=2) if r[0].value == "contract.value_usd")
+    value = named_value(openpyxl.load_workbook(folder / "payback_analysis.xlsx"), "contract_value_usd")
     summary = (folder / "summary.md").read_text()
     assert f"${value / 1e9:,.2f}B of rent" in summary, "summary.md and workbook from different runs"
     return value
@@ -374,8 +374,8 @@ def test_text_over_the_cell_limit_is_cut_visibly_with_a_warning(data_copy, tmp_p
         r'spreadsheet cell holds \(32,767\); cut, ending in "\.\.\. \[cut: 11,2\d\d characters\]"',
         warning[0],
     )
-    ws = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")["Assumptions"]
-    cell = next(r[4].value for r in ws.iter_rows(min_row=2) if r[0].value == "agent.ttft_s")
+    wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
+    cell = next(t for t in row_texts(wb, "agent_ttft_s") if isinstance(t, str) and t.startswith("Long note"))
     assert len(cell) == EXCEL_CELL_CHARS
     assert cell.startswith("Long note. ") and re.search(r"\.\.\. \[cut: [\d,]+ characters\]$", cell)
 

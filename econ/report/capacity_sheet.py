@@ -141,7 +141,7 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         i = pos[p]
         pos[p] += 1
         npts = len(k["x"])
-        A = lambda col: f"'Assumptions'!{xl_rowcol_to_cell(src, col)}"  # noqa: E731
+        A = lambda col: f"'Tables'!{xl_rowcol_to_cell(src, col)}"  # noqa: E731
         c = lambda col, dr=0: xl_rowcol_to_cell(r_ + dr, col)  # noqa: E731
         write_formula(ws, r_, 0, f"={A(0)}", fid, s("key"))
         write_formula(ws, r_, 1, f"={A(1)}", p, s("key"))
@@ -245,6 +245,7 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
             "TRUE/FALSE",
             f"AND({speed}>={lo}*(1-constant_cover_rtol),{speed}<={hi}*(1+constant_cover_rtol))",
             bool(cap.covers(xs, s_t)),
+            "bool",
         )
         seg_i, seg_t = (
             cap.pchip_segment(kn["x"], np.log(np.clip(s_t, min(xs), max(xs))))

@@ -179,7 +179,7 @@ def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
             "num",
         )
 
-    tl.section("The API: served first, up to the capacity")
+    tl.section("The API: served first, up to the capacity", new_page=True)
     tl.row(
         "api_wanted",
         "API tokens wanted, V_t",
@@ -500,35 +500,7 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
     )
     tl.section("Buying the same capacity")
     pue = N("facility.pue")
-    tl.scalar(
-        "buy_systems",
-        "Systems bought",
-        "systems",
-        f"{N('contract.mw')}*constant_kw_per_mw/{pue}/cap_power_kw",
-        rb["systems"],
-        "num",
-    )
-    hw = float(rb["systems"]) * a.num(f"hardware.{a.values['contract.platform']}.price_usd")
-    tl.scalar("buy_hardware_usd", "Hardware capex", "USD", f"buy_systems*{hw_price}", hw, "usd_b")
-    fac = a.num("contract.mw") * a.num("buy.facility_capex_usd_per_mw")
-    tl.scalar(
-        "buy_facility_usd",
-        "Facility capex",
-        "USD",
-        f"{N('contract.mw')}*{N('buy.facility_capex_usd_per_mw')}",
-        fac,
-        "usd_b",
-    )
-    tl.scalar(
-        "buy_residual_usd",
-        "Residual value at the end of the term",
-        "USD",
-        f"buy_hardware_usd*MAX(0,1-{term}/(constant_months_per_year*cap_life_years))*{N('buy.resale_share')}"
-        f"+buy_facility_usd*MAX(0,1-{term}/(constant_months_per_year*{N('buy.facility_life_years')}))",
-        rb["buy_residual_usd"],
-        "usd_b",
-    )
-    share = flows["buy_capex_usd_at_previous_month_end"].to_numpy() / (hw + fac)
+    share = flows["buy_capex_share"].to_numpy()
     tl.row(
         "capex_share",
         "Share of the capex spent at the end of the month before",
@@ -583,7 +555,35 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
     )
     span = lambda name, first=1: book.rows[f"costs.{name}"].span(first)  # noqa: E731
     dT = f"INDEX({span('d', 0)},{term}+1)"
-    tl.section("Results")
+    tl.section("Results", narrow=True)
+    tl.scalar(
+        "buy_systems",
+        "Systems bought",
+        "systems",
+        f"{N('contract.mw')}*constant_kw_per_mw/{pue}/cap_power_kw",
+        rb["systems"],
+        "num",
+    )
+    hw = float(rb["systems"]) * a.num(f"hardware.{a.values['contract.platform']}.price_usd")
+    tl.scalar("buy_hardware_usd", "Hardware capex", "USD", f"buy_systems*{hw_price}", hw, "usd_b")
+    fac = a.num("contract.mw") * a.num("buy.facility_capex_usd_per_mw")
+    tl.scalar(
+        "buy_facility_usd",
+        "Facility capex",
+        "USD",
+        f"{N('contract.mw')}*{N('buy.facility_capex_usd_per_mw')}",
+        fac,
+        "usd_b",
+    )
+    tl.scalar(
+        "buy_residual_usd",
+        "Residual value at the end of the term",
+        "USD",
+        f"buy_hardware_usd*MAX(0,1-{term}/(constant_months_per_year*cap_life_years))*{N('buy.resale_share')}"
+        f"+buy_facility_usd*MAX(0,1-{term}/(constant_months_per_year*{N('buy.facility_life_years')}))",
+        rb["buy_residual_usd"],
+        "usd_b",
+    )
     tl.scalar(
         "rent_npv_usd",
         "NPV of the rent",
@@ -668,7 +668,7 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
         "TRUE/FALSE",
         "AND(ISNUMBER(lessor_yield_annual),N(lessor_yield_annual)>=0)",
         bool(rb["rent_and_price_consistent"]),
-        "g",
+        "bool",
     )
     for name, label_, fmt in (
         ("rent_npv_usd", "NPV of the rent [USD]", "usd"),
@@ -795,7 +795,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         row0(P["irr_flows"]),
         "usd_m",
     )
-    tl.section("Results")
+    tl.section("Results", narrow=True)
     nan = lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else x  # noqa: E731
     tl.scalar(
         "cumulative_cash_at_horizon_usd",
@@ -844,7 +844,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         "TRUE/FALSE",
         "ISNUMBER(payback_months)",
         head["payback_months"] is not None,
-        "g",
+        "bool",
     )
     dlast = float(P["last_negative_month_discounted"][0][-1])
     tl.scalar(
@@ -1046,7 +1046,7 @@ def irr_solver(
         c = lambda col, dr=0: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
         ws.write_number(rr, 0, j + 1)
         write_formula(ws, rr, 1, f"=INDEX(constant_irr_grid,{c(0)})", float(IRR_GRID[j]), s("num4"))
-        write_formula(ws, rr, 2, f"=SUMPRODUCT({flows},EXP(-{t}*{c(1)}))", float(pv[j]), s("usd_m"))
+        write_formula(ws, rr, 2, f"=SUMPRODUCT({flows},EXP(-{t}*{c(1)}))", float(pv[j]), s("sci"))
         change = bool(j < n - 1 and ((pos[j] != pos[j + 1]) or pv[j] == 0))
         if j < n - 1:
             write_formula(ws, rr, 3, f"=OR(({c(2)}>0)<>({c(2, 1)}>0),{c(2)}=0)", change)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
@@ -31,8 +33,9 @@ from econ.report.xl import (
     validation_for,
 )
 
-SHEET = "Assumptions"
-RUN = "Run"
+SHEET = "Assumptions"  # the scalar inputs and the conventions
+TABLES_SHEET = "Tables"  # plans, tiers, hardware, frontier
+RUN = "Run"  # hidden: each input's value in the econ run, at the input's own address
 VALUE_COL = 2  # scalars: A label, B key, C value, D unit, E source, F note, G changed
 
 # Conventions the formulas use (docs/model.md, section 1): named, never typed into a formula.
@@ -73,9 +76,9 @@ CONVENTIONS = (
 
 
 def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
-    """The run's value of an input at the same address on the hidden Run sheet."""
+    """The run's value of an input at the same address on its hidden mirror sheet."""
     write_cell(run_ws, row, col, value)
-    return f"'{RUN}'!{xl_rowcol_to_cell(row, col)}"
+    return f"'{run_ws.name}'!{xl_rowcol_to_cell(row, col)}"
 
 
 def _input(
@@ -94,7 +97,7 @@ def _input(
     )
     write_cell(ws, row, col, value, s(fmt, "input"))
     cell = xl_rowcol_to_cell(row, col)
-    book.name(excel_name(key), absolute(SHEET, row, col))
+    book.name(excel_name(key), absolute(ws.name, row, col))
     if rule is not None:
         v = validation_for(rule, unit, label(key), choices)
         if v["validate"] == "custom":
@@ -103,34 +106,27 @@ def _input(
             v["ignore_blank"] = True
         ws.data_validation(row, col, row, col, v)
     run = _run_copy(book, run_ws, row, col, value)
-    book.inputs.append((f"'{SHEET}'!{cell}", run))
+    book.inputs.append((f"'{ws.name}'!{cell}", run))
     return cell
 
 
-def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> None:
+def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
+    """The scalar inputs and the conventions; returns the counts of changed inputs."""
     s = book.styles
-    ws.write_string(0, 0, "Assumptions: every input of the model, with its source", s("title"))
-    ws.write_string(
-        1,
-        0,
-        "Blue on yellow: an input the live sheets use (edit it and the workbook recalculates). "
-        "Purple on grey: an econ input the sheets do not use: rerun econ after changing. Each "
-        "input has a defined name, its key with dots as underscores (contract_value_usd).",
-        s("note"),
-    )
-    ws.set_column(0, 0, 44)
-    ws.set_column(1, 1, 40)
-    ws.set_column(2, 16, 15)
-    ws.set_column(17, 18, 50)
+    ws.write_string(0, 0, "Assumptions: every scalar input of the model, with its source", s("title"))
+    ws.write_string(1, 0, LEGEND, s("note"))
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 1, 36, s("key"))
+    ws.set_column(2, 2, 15)
+    ws.set_column(3, 3, 17)
+    ws.set_column(4, 4, 64, s("wrap"))
+    ws.set_column(5, 5, 44, s("wrap"))
+    ws.set_column(6, 6, 11)
     changed: list[str] = []
-
-    # scalars
     row = 3
-    for j, h in enumerate(
-        ("Input", "Key", "Value", "Unit", "Source", "Note", "Changed since the run")
-    ):
+    for j, h in enumerate(("Input", "Key (defined name: dots as underscores)", "Value", "Unit", "Source", "Note", "Changed since the run")):
         ws.write_string(row, j, h, s("h"))
-    ws.set_column(4, 5, 15)
+    ws.set_row(row, 30)
     first = row + 1
     for key in SCALARS:
         row += 1
@@ -142,74 +138,11 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> None:
         ws.write_string(row, 3, e.unit, s("unit"))
         write_cell(ws, row, 4, e.source, s("wrap"))
         write_cell(ws, row, 5, e.note, s("wrap"))
-        run = book.inputs[-1][1]
-        ws.write_formula(row, 6, f"={cell}<>{run}", None, False)
+        fit_row(ws, row, (e.source, 64), (e.note, 44))
+        ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     changed.append(f"COUNTIF({xl_rowcol_to_cell(first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
-    ws.set_column(4, 4, 50, s("wrap"))
-    ws.set_column(5, 5, 40, s("wrap"))
-    ws.set_column(6, 6, 12)
     row += 2
-
-    # tables: a row per id, a column per field; each cell named <table>_<id>_<column>
-    for table in ("plans", "tiers", "hardware", "frontier"):
-        spec = TABLES[table]
-        cols = [
-            c
-            for c in spec.columns
-            if c not in OPTIONAL_COLUMNS.get(table, ())
-            or any(f"{table}.{i}.{c}" in a.values for i in a.tables[table])
-        ]
-        ids = list(a.tables[table])
-        if table == "frontier":  # sorted by platform (hardware.csv order) and speed
-            ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
-        ws.write_string(row, 0, f"{table}.csv", s("section"))
-        row += 1
-        header = [table.rstrip("s").capitalize() if table != "hardware" else "Platform"]
-        header += [f"{COLUMN_LABELS.get(c, c)} [{spec.columns[c].unit}]" for c in cols]
-        header += ["Source", "Note", "Changed since the run"]
-        for j, h in enumerate(header):
-            ws.write_string(row, j, h, s("h"))
-        ws.set_row(row, 42)
-        top = row + 1
-        for rid in ids:
-            row += 1
-            ws.write_string(row, 0, rid, s("bold"))
-            cells = []
-            for j, c in enumerate(cols, start=1):
-                key = f"{table}.{rid}.{c}"
-                if key in a.values or spec.columns[c].optional:
-                    if (
-                        table == "tiers"
-                        and key not in a.values
-                        and c in ("adoption", "price_per_mtok_usd")
-                    ):
-                        note = "the rest" if c == "adoption" else ""
-                        ws.write_string(row, j, note, s("note"))
-                        continue
-                    choices = "=hardware_ids" if c == "platform" else None
-                    if key not in a.values:  # a blank optional cell: still an input, named
-                        _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
-                    else:
-                        _input(book, ws, run_ws, row, j, key, a, choices)
-                    cells.append((xl_rowcol_to_cell(row, j), book.inputs[-1][1]))
-            e = a.entries[f"{table}.{rid}.{cols[0]}"]
-            write_cell(ws, row, len(cols) + 1, e.source, s("wrap"))
-            write_cell(ws, row, len(cols) + 2, e.note, s("wrap"))
-            diff = ",".join(f"{c}<>{r}" for c, r in cells)
-            ws.write_formula(row, len(cols) + 3, f"=OR({diff})", None, False)
-        changed.append(
-            f"COUNTIF({xl_rowcol_to_cell(top, len(cols) + 3)}:{xl_rowcol_to_cell(row, len(cols) + 3)},TRUE)"
-        )
-        book.name(f"{table}_ids", column_range(SHEET, 0, top, row))
-        for j, c in enumerate(cols, start=1):
-            book.name(f"{table}_{c}", column_range(SHEET, j, top, row))
-        book.cells[f"{table}.rows"] = (top, row)
-        row += 2
-
-    # conventions
-    ws.write_string(
-        row, 0, "Conventions (not inputs): the constants the formulas use", s("section")
-    )
+    ws.write_string(row, 0, "Conventions (not inputs): the constants the formulas use", s("section"))
     row += 1
     for j, h in enumerate(("Constant", "Name", "Value", "Unit", "Meaning")):
         ws.write_string(row, j, h, s("h"))
@@ -221,32 +154,114 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> None:
         ws.write_string(row, 3, unit, s("unit"))
         ws.write_string(row, 4, meaning, s("note"))
         book.name(excel_name(key), absolute(SHEET, row, 2))
-    for name, mults in (
-        ("constant_stage_multipliers", STAGE_MULTIPLIERS),
-        ("constant_speed_multipliers", SPEED_MULTIPLIERS),
-        ("constant_irr_grid", IRR_GRID),
-    ):
-        row += 1
-        ws.write_string(row, 0, name.removeprefix("constant_").replace("_", " "), s("label"))
-        ws.write_string(row, 1, name, s("key"))
-        for j, m in enumerate(mults):
-            ws.write_number(row, 2 + j, float(m), s("g", "const"))
-        first_cell = xl_rowcol_to_cell(row, 2, row_abs=True, col_abs=True)
-        last_cell = xl_rowcol_to_cell(row, 1 + len(mults), row_abs=True, col_abs=True)
-        book.name(name, f"'{SHEET}'!{first_cell}:{last_cell}")
     row += 2
     ws.write_string(row, 0, "Inputs changed since the run", s("bold"))
-    ws.write_formula(row, 2, "=" + "+".join(changed), s("num"), 0)
-    book.name("inputs_changed_count", absolute(SHEET, row, 2))
-    ws.freeze_panes(4, 2)
+    book.cells["inputs_changed_row"] = row
+    book.cells["assumptions_print_end"] = row
+    row += 2
+    ws.write_string(row, 0, "Candidate layouts, serving speeds and IRR grid (conventions; not printed)", s("section"))
+    row += 1
+    for j, (name, mults) in enumerate(
+        (
+            ("constant_stage_multipliers", STAGE_MULTIPLIERS),
+            ("constant_speed_multipliers", SPEED_MULTIPLIERS),
+            ("constant_irr_grid", IRR_GRID),
+        )
+    ):
+        ws.write_string(row, 2 + j, name, s("key"))
+        for i, m in enumerate(mults, start=1):
+            ws.write_number(row + i, 2 + j, float(m), s("g", "const"))
+        top = xl_rowcol_to_cell(row + 1, 2 + j, row_abs=True, col_abs=True)
+        bottom = xl_rowcol_to_cell(row + len(mults), 2 + j, row_abs=True, col_abs=True)
+        book.name(name, f"'{SHEET}'!{top}:{bottom}")
+    ws.freeze_panes(4, 3)
     ws.hide_gridlines(2)
+    return changed
+
+
+def tables_sheet(book: Book, ws, run_ws, a: Assumptions, changed: list[str], assumptions_ws) -> None:
+    """Plans, tiers, hardware and frontier: a row per id, a column per field; each cell named
+    <table>_<id>_<column>; each column named <table>_<column> for INDEX/MATCH."""
+    s = book.styles
+    ws.write_string(0, 0, "Tables: plans, tiers, hardware and the throughput curves, with their sources", s("title"))
+    ws.write_string(1, 0, LEGEND, s("note"))
+    ws.set_column(0, 0, 16)
+    ws.set_column(1, 13, 12)
+    ws.set_column(14, 14, 60, s("wrap"))
+    ws.set_column(15, 15, 40, s("wrap"))
+    ws.set_column(16, 16, 11)
+    row = 3
+    SRC = 14  # source, note and changed at the same columns for every table
+    for table in ("plans", "tiers", "hardware", "frontier"):
+        spec = TABLES[table]
+        cols = [c for c in spec.columns if c not in OPTIONAL_COLUMNS.get(table, ()) or any(
+            f"{table}.{i}.{c}" in a.values for i in a.tables[table]
+        )]
+        ids = list(a.tables[table])
+        if table == "frontier":  # sorted by platform (hardware.csv order) and speed
+            ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
+        ws.write_string(row, 0, f"{table}.csv", s("section"))
+        row += 1
+        header = [table.rstrip("s").capitalize() if table != "hardware" else "Platform"]
+        header += [f"{COLUMN_LABELS.get(c, c)} [{spec.columns[c].unit}]" for c in cols]
+        header += [""] * (SRC - len(header)) + ["Source", "Note", "Changed since the run"]
+        for j, h in enumerate(header):
+            ws.write_string(row, j, h, s("h"))
+        ws.set_row(row, 42)
+        top = row + 1
+        for rid in ids:
+            row += 1
+            ws.write_string(row, 0, rid, s("bold"))
+            cells = []
+            for j, c in enumerate(cols, start=1):
+                key = f"{table}.{rid}.{c}"
+                if table == "tiers" and key not in a.values:
+                    ws.write_string(row, j, "the rest" if c == "adoption" else "", s("note"))
+                    continue
+                if key not in a.values:  # a blank optional cell: still an input, named
+                    _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
+                else:
+                    _input(book, ws, run_ws, row, j, key, a, "=hardware_ids" if c == "platform" else None)
+                cells.append((xl_rowcol_to_cell(row, j), book.inputs[-1][1]))
+            e = a.entries[f"{table}.{rid}.{cols[0]}"]
+            write_cell(ws, row, SRC, e.source, s("wrap"))
+            write_cell(ws, row, SRC + 1, e.note, s("wrap"))
+            fit_row(ws, row, (e.source, 60), (e.note, 40))
+            diff = ",".join(f"{c}<>{r}" for c, r in cells)
+            ws.write_formula(row, SRC + 2, f"=OR({diff})", s("bool"), False)
+        changed.append(f"COUNTIF('{TABLES_SHEET}'!{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)},TRUE)")
+        book.name(f"{table}_ids", column_range(TABLES_SHEET, 0, top, row))
+        for j, c in enumerate(cols, start=1):
+            book.name(f"{table}_{c}", column_range(TABLES_SHEET, j, top, row))
+        book.cells[f"{table}.rows"] = (top, row)
+        row += 2
+    ws.freeze_panes(3, 1)
+    ws.hide_gridlines(2)
+    r = book.cells["inputs_changed_row"]
+    assumptions_ws.write_formula(r, 2, "=" + "+".join(changed), s("num"), 0)
+    book.name("inputs_changed_count", absolute(SHEET, r, 2))
+
+
+def fit_row(ws, row: int, *texts: tuple[str, float]) -> None:
+    """A row tall enough for its wrapped texts (text, column width): spreadsheet applications
+    do not all grow a row for wrapped text when they open a file."""
+    lines = max((math.ceil(len(t) / max(1.0, w - 2)) for t, w in texts if t), default=1)
+    if lines > 1:
+        ws.set_row(row, 15 * lines)
+
+
+LEGEND = (
+    "Blue on yellow: an input the live sheets use (edit it and the workbook recalculates). "
+    "Purple on grey: an econ input the sheets do not use: rerun econ after changing. Each "
+    "input has a defined name, its key with dots as underscores (contract_value_usd)."
+)
 
 
 def _blank_input(book: Book, ws, run_ws, row: int, col: int, key: str, rule) -> None:
     """A blank optional input (a platform rented by the hour only, a link that does not limit)."""
     s = book.styles
     ws.write_blank(row, col, None, s("g", "input"))
-    book.name(excel_name(key), absolute(SHEET, row, col))
+    book.name(excel_name(key), absolute(ws.name, row, col))
     cell = xl_rowcol_to_cell(row, col)
     v = validation_for(rule, rule.unit, label(key))
     if v["validate"] == "custom":
@@ -254,4 +269,4 @@ def _blank_input(book: Book, ws, run_ws, row: int, col: int, key: str, rule) -> 
     v["ignore_blank"] = True
     ws.data_validation(row, col, row, col, v)
     run_ws.write_blank(row, col, None)
-    book.inputs.append((f"'{SHEET}'!{cell}", f"'{RUN}'!{cell}"))
+    book.inputs.append((f"'{ws.name}'!{cell}", f"'{run_ws.name}'!{cell}"))

@@ -15,7 +15,9 @@ from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
 from econ.report.summary import cover_sentences
 from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
-from econ.report.xl import Book, Styles, banner, excel_name, print_setup
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from econ.report.xl import FIRST_COL, Book, Styles, banner, excel_name, print_setup
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
 CHANGED_FLAG = "'Checks'!$C$3"  # where the "inputs changed since the run" flag lives
@@ -29,7 +31,7 @@ def tables_for(a: Assumptions) -> dict[str, Any]:
 
 
 def sheet_order(analysis: dict) -> list[str]:
-    names = ["Cover", "Assumptions", "Capacity", "Costs", "Revenue", "Payback"]
+    names = ["Cover", "Assumptions", "Tables", "Capacity", "Costs", "Revenue", "Payback"]
     if "tornado" in analysis:
         names.append("Tornado")
     if "grids" in analysis and len(analysis["grids"]):
@@ -40,7 +42,7 @@ def sheet_order(analysis: dict) -> list[str]:
         names.append("Sobol")
     if "breakeven" in analysis:
         names.append("Break-even")
-    return [*names, "Checks", "Run"]
+    return [*names, "Checks", "Run", "Run tables"]
 
 
 def build(
@@ -56,7 +58,8 @@ def build(
     ws = {name: wb.add_worksheet(name) for name in sheet_order(analysis)}
     book.name("inputs_changed_since_run", CHANGED_FLAG)
 
-    inputs.assumptions_sheet(book, ws["Assumptions"], ws["Run"], a)
+    changed = inputs.assumptions_sheet(book, ws["Assumptions"], ws["Run"], a)
+    inputs.tables_sheet(book, ws["Tables"], ws["Run tables"], a, changed, ws["Assumptions"])
     next_row = capacity_sheet.contract_platform_block(book, ws["Capacity"], a, r)
     timelines = [
         chain.revenue_sheet(book, ws["Revenue"], a, r),
@@ -65,13 +68,22 @@ def build(
     ]
     for tl in timelines:
         tl.flush()
-    print_end = {tl.sheet: tl.next for tl in timelines}
+    H = int(a.values["horizon.months"])
+    areas = {}
+    for tl in timelines:  # the months across as many pages as they need; results narrow
+        end = (tl.narrow_from - 1) if tl.narrow_from is not None else tl.next
+        sheet = f"'{tl.sheet}'!"
+        areas[tl.sheet] = [f"{sheet}$A$1:{xl_rowcol_to_cell(end, FIRST_COL + H, True, True)}"]
+        if tl.narrow_from is not None:
+            areas[tl.sheet].append(f"{sheet}$A${tl.narrow_from + 1}:$C${tl.next}")
+    payback = timelines[2]
+    _payback_chart(book, ws["Payback"], payback, a)
+    areas["Payback"].append(f"'Payback'!$A${payback.next + 2}:$I${payback.next + 24}")
+    payback.next += 25
     for tl in timelines:
         tl.next += 1
         for solver in tl.solvers:
             chain.irr_solver(book, tl, *solver)
-    _payback_chart(book, ws["Payback"], timelines[2], a)
-    timelines[2].next += 22  # the chart
     capacity_sheet.snapshot_block(book, ws["Capacity"], next_row, a, analysis)
 
     from econ.report import analysis_sheets
@@ -80,21 +92,22 @@ def build(
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
     ws["Run"].hide()
+    ws["Run tables"].hide()
     for name, sheet in ws.items():
-        if name == "Run":
+        if name.startswith("Run"):
             continue
-        print_setup(sheet, book, landscape=name not in ("Cover", "Checks"))
-    for tl, name in zip(timelines, ("Revenue", "Costs", "Payback"), strict=True):
-        H = int(a.values["horizon.months"])
-        from xlsxwriter.utility import xl_rowcol_to_cell
-
-        from econ.report.xl import FIRST_COL
-
-        ws[name].print_area(f"A1:{xl_rowcol_to_cell(print_end[name] + 22, FIRST_COL + H)}")
-        ws[name].fit_to_pages(0, 0)
-        ws[name].set_print_scale(55)
+        if name in areas:
+            print_setup(sheet, book, "timeline")
+            # several ranges (XlsxWriter's print_area takes one): the sheet's own Print_Area name
+            wb.define_name(f"'{name}'!_xlnm.Print_Area", "=" + ",".join(areas[name]))
+        elif name == "Assumptions":
+            end = book.cells["assumptions_print_end"]
+            print_setup(sheet, book, "wide", area=f"A1:G{end + 1}")
+        else:
+            print_setup(sheet, book, "portrait" if name in ("Cover", "Checks") else "wide")
+    for tl in timelines:
         if tl.breaks:
-            ws[name].set_h_pagebreaks(tl.breaks)
+            ws[tl.sheet].set_h_pagebreaks(tl.breaks)
     wb.close()
 
 

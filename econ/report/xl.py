@@ -48,6 +48,7 @@ NUMBER_FORMATS = {
     "tok_b": '#,##0.0,,,"B"',
     "tok_t": '#,##0.00,,,,"T"',
     "g": "General",
+    "bool": '"TRUE";"TRUE";"FALSE"',
     "text": "@",
 }
 
@@ -253,6 +254,7 @@ class Timeline:
         self.next = header_row + 1
         self.pending: list[tuple] = []
         self.solvers: list[tuple] = []  # IRR solvers written below the print area
+        self.narrow_from: int | None = None  # first row of the results block, if any
         s = book.styles
         ws.write_string(header_row, LABEL_COL, "Month", s("month"))
         ws.write_string(header_row, UNIT_COL, "Unit", s("month"))
@@ -261,9 +263,9 @@ class Timeline:
             prev = xl_rowcol_to_cell(header_row, FIRST_COL + m - 1)
             ws.write_formula(header_row, FIRST_COL + m, f"={prev}+1", s("month"), m)
         ws.freeze_panes(header_row + 1, FIRST_COL + 1)
-        ws.set_column(LABEL_COL, LABEL_COL, 50)
-        ws.set_column(UNIT_COL, UNIT_COL, 13)
-        ws.set_column(FIRST_COL, FIRST_COL + MONTHS, 11)
+        ws.set_column(LABEL_COL, LABEL_COL, 46)
+        ws.set_column(UNIT_COL, UNIT_COL, 12)
+        ws.set_column(FIRST_COL, FIRST_COL + MONTHS, 10)
         ws.repeat_columns(LABEL_COL, UNIT_COL)
         ws.repeat_rows(header_row)
         self.breaks: list[int] = []
@@ -277,10 +279,15 @@ class Timeline:
         rr = self.book.rows[name]
         return rr.cell(m, external=rr.sheet != self.sheet)
 
-    def section(self, title: str) -> None:
+    def section(self, title: str, new_page: bool = False, narrow: bool = False) -> None:
+        """A block title; ``new_page`` starts a printed page with it (a block one page tall);
+        ``narrow``: the rows from here on are results in the month-0 column, printed as a
+        narrow block of their own rather than across every month's page."""
         self.next += 1
-        if self.next > self.header + 2:
+        if new_page:
             self.breaks.append(self.next)
+        if narrow and self.narrow_from is None:
+            self.narrow_from = self.next
         self.ws.write_string(self.next, LABEL_COL, title, self.book.styles("section"))
         self.next += 1
 
@@ -336,18 +343,27 @@ def _cached(x: Any) -> Any:
     return x
 
 
-def print_setup(
-    ws, book: Book, landscape: bool = True, pages_tall: int = 0, area: str | None = None
-) -> None:
-    """Print titles are set by the timeline; here: paper, margins, header and footer with the
-    scenario and run time, pages across the timeline."""
-    if landscape:
-        ws.set_landscape()
+TIMELINE_PRINT_SCALE = 55  # per cent: about 55 rows a landscape A4 page, a year of months across
+
+
+def print_setup(ws, book: Book, kind: str = "wide", area: str | None = None) -> None:
+    """Paper, margins, header and footer with the scenario and the run time.
+
+    kind: "timeline" (landscape at a fixed scale: each block of rows one page tall, as many
+    pages across as the months need; the month row and label columns repeat), "wide"
+    (landscape, one page wide) or "portrait" (one page wide)."""
     ws.set_paper(9)  # A4
-    ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+    ws.set_margins(left=0.4, right=0.4, top=0.7, bottom=0.6)
     ws.set_header(f"&L&8econ: {book.scenario}&C&8&A&R&8run {book.run_time}")
     ws.set_footer("&C&8page &P of &N")
-    ws.fit_to_pages(1 if pages_tall == 0 and not landscape else 0, pages_tall)
+    if kind == "portrait":
+        ws.set_portrait()
+    else:
+        ws.set_landscape()
+    if kind == "timeline":
+        ws.set_print_scale(TIMELINE_PRINT_SCALE)
+    else:
+        ws.fit_to_pages(1, 0)
     if area:
         ws.print_area(area)
 
