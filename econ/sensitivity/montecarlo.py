@@ -15,7 +15,9 @@ across chunks is an integer count or an integer sum (the order they are added
 in cannot matter); the other statistics are computed at the end from the full
 arrays of outputs.
 
-Statistics of the outputs: :func:`analyse` and :func:`histogram`.
+Statistics of the outputs: :func:`analyse` (percentiles, means and standard
+errors, P(NPV > 0), P(payback <= term)), :func:`payback_by_month`,
+:func:`convergence`, :func:`histogram` and :func:`s_curve`.
 """
 
 from __future__ import annotations
@@ -562,64 +564,151 @@ def evaluate(
     return r.outputs, r.inputs
 
 
-# --- statistics -----------------------------------------------------------------------------------
+# --- statistics ----------------------------------------------------------------------------------
 
 
-def analyse(out: pd.DataFrame, term: float, payback: str = "payback") -> pd.DataFrame:
-    """Percentiles, mean and standard error of each output, and P(payback <= term).
+_NEVER = np.finfo(float).max / 4  # no payback: later than any month, finite for the arithmetic
 
-    A NaN payback means no payback within the horizon and counts as later than
-    any month (its percentiles are then None); a NaN IRR is undefined and is
-    left out of the IRR statistics (the share undefined is reported).
-    Tidy frame: output, statistic, value.
+
+def _never(payback: np.ndarray) -> np.ndarray:
+    """Payback with NaN (no payback within the horizon) as later than any month."""
+    return np.where(np.isnan(payback), _NEVER, payback)
+
+
+def analyse(
+    out: pd.DataFrame,
+    term: float,
+    payback: str = "payback",
+    npv: str = "npv",
+    rates: Sequence[str] = ("irr",),
+    percentiles: Sequence[float] = PERCENTILES,
+) -> pd.DataFrame:
+    """Statistics of every scalar output. Tidy frame: output, statistic, value.
+
+    Every output: "share undefined" (NaN), its percentiles "P5".."P95" of the
+    defined values. Outputs that are not rates: "mean" and "standard error of
+    the mean" of the defined values (a rate such as IRR is unbounded near a
+    sign change of the flows: it gets no mean or standard deviation, only
+    percentiles). ``npv``: "P(NPV > 0)" and its standard error. ``payback``:
+    NaN means no payback within the horizon and counts as later than any
+    month: "P(payback <= term)" with its standard error, "share with no
+    payback within the horizon", and percentiles over all samples (NaN where
+    that percentile does not pay back); no mean.
     """
     rows = []
     n = len(out)
+    pct = list(percentiles)
     for o in out.columns:
         y = out[o].to_numpy(float)
         if o == payback:
-            never = (
-                np.finfo(float).max / 4
-            )  # no payback: later than any month, finite for the arithmetic
-            z = np.where(np.isnan(y), never, y)
+            z = _never(y)
             p = float(np.mean(z <= term))
             rows += [
                 (o, "P(payback <= term)", p),
-                (o, "standard error of P(payback <= term)", float(np.sqrt(p * (1 - p) / n))),
+                (o, "standard error of P(payback <= term)", math.sqrt(p * (1 - p) / n)),
                 (o, "share with no payback within the horizon", float(np.mean(np.isnan(y)))),
             ]
-            for q, v in zip(PERCENTILES, np.percentile(z, PERCENTILES), strict=True):
-                rows.append((o, f"P{q}", float(v) if v < never / 2 else np.nan))
+            v = np.percentile(z, pct)  # huge where the percentile does not pay back
+            rows += [
+                (o, f"P{q:g}", float(x) if x < _NEVER / 2 else np.nan)
+                for q, x in zip(pct, v, strict=True)
+            ]
             continue
-        ok = y[np.isfinite(y)]
-        if o != "npv":
-            rows.append((o, "share undefined", float(1 - ok.size / n)))
-        rows.append((o, "mean", float(ok.mean()) if ok.size else np.nan))
-        rows.append(
-            (
-                o,
-                "standard error of the mean",
-                float(ok.std(ddof=1) / np.sqrt(ok.size)) if ok.size > 1 else np.nan,
+        ok = y[~np.isnan(y)]
+        rows.append((o, "share undefined", float(1 - ok.size / n) if n else np.nan))
+        if o not in rates:
+            rows.append((o, "mean", float(ok.mean()) if ok.size else np.nan))
+            se = float(ok.std(ddof=1) / math.sqrt(ok.size)) if ok.size > 1 else np.nan
+            rows.append((o, "standard error of the mean", se))
+        if o == npv:
+            p = float(np.mean(ok > 0)) if ok.size else np.nan
+            rows.append((o, "P(NPV > 0)", p))
+            rows.append(
+                (o, "standard error of P(NPV > 0)", math.sqrt(p * (1 - p) / max(ok.size, 1)))
             )
-        )
-        if o == "npv":
-            rows.append((o, "P(NPV > 0)", float(np.mean(ok > 0))))
-        pct = np.percentile(ok, PERCENTILES) if ok.size else np.full(len(PERCENTILES), np.nan)
-        rows += [(o, f"P{q}", float(v)) for q, v in zip(PERCENTILES, pct, strict=True)]
+        v = np.percentile(ok, pct) if ok.size else np.full(len(pct), np.nan)
+        rows += [(o, f"P{q:g}", float(x)) for q, x in zip(pct, v, strict=True)]
     return pd.DataFrame(rows, columns=["output", "statistic", "value"])
 
 
-def histogram(y: np.ndarray, bins: int = 40) -> pd.DataFrame:
-    """Counts and cumulative share of finite values: the histogram and S-curve of the workbook."""
-    y = y[np.isfinite(y)]
-    counts, edges = np.histogram(y, bins=bins)
-    mid = (edges[:-1] + edges[1:]) / 2
+def payback_by_month(payback: np.ndarray, horizon: int) -> pd.DataFrame:
+    """P(payback <= t) for every month t = 1..horizon over ALL samples (NaN: never).
+
+    Tidy frame: month, share, standard_error (binomial, sqrt(p (1 - p) / n)).
+    """
+    y = np.sort(_never(np.asarray(payback, float)))
+    t = np.arange(1, int(horizon) + 1)
+    p = np.searchsorted(y, t, side="right") / max(y.size, 1)
     return pd.DataFrame(
+        {"month": t, "share": p, "standard_error": np.sqrt(p * (1 - p) / max(y.size, 1))}
+    )
+
+
+def convergence(y: np.ndarray) -> pd.DataFrame:
+    """Running mean and its standard error over the first n = 1, 2, 4, ... 2^k samples and all.
+
+    Defined (non-NaN) values only; frame n (samples considered), defined, mean,
+    standard_error: the convergence plot of a Monte Carlo mean.
+    """
+    y = np.asarray(y, float)
+    total = y.size
+    ns = [2**k for k in range(max(total, 1).bit_length()) if 2**k < total] + [total]
+    rows = []
+    for k in ns:
+        v = y[:k]
+        v = v[~np.isnan(v)]
+        mean = float(v.mean()) if v.size else np.nan
+        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else np.nan
+        rows.append((k, v.size, mean, se))
+    return pd.DataFrame(rows, columns=["n", "defined", "mean", "standard_error"])
+
+
+def histogram(y: np.ndarray, bins: int = 40, tails: tuple[float, float] = (1, 99)) -> pd.DataFrame:
+    """Histogram of the finite values between their ``tails`` percentiles (P1..P99).
+
+    Outliers would otherwise stretch the bins until a few hold every sample.
+    Frame bin_low, bin_high, bin_mid, count, cumulative_share, where
+    cumulative_share is the share of ALL samples at or below bin_high (the
+    tail below counted in, NaN never). The tails, counted apart, are in
+    ``df.attrs``: below (finite values under the first bin), above (over the
+    last), undefined (NaN or infinite), n (all samples), low/high (the range).
+    """
+    y = np.asarray(y, float)
+    n = y.size
+    ok = y[np.isfinite(y)]
+    if ok.size == 0:
+        df = pd.DataFrame(columns=["bin_low", "bin_high", "bin_mid", "count", "cumulative_share"])
+        df.attrs.update(below=0, above=0, undefined=n, n=n, low=np.nan, high=np.nan)
+        return df
+    lo, hi = np.percentile(ok, tails)
+    counts, edges = np.histogram(ok, bins=bins, range=(lo, hi))
+    below = int((ok < edges[0]).sum())
+    above = int((ok > edges[-1]).sum())
+    df = pd.DataFrame(
         {
             "bin_low": edges[:-1],
             "bin_high": edges[1:],
-            "bin_mid": mid,
+            "bin_mid": (edges[:-1] + edges[1:]) / 2,
             "count": counts,
-            "cumulative_share": np.cumsum(counts) / max(1, y.size),
+            "cumulative_share": (below + np.cumsum(counts)) / n,
         }
     )
+    df.attrs.update(
+        below=below, above=above, undefined=n - ok.size, n=n, low=float(lo), high=float(hi)
+    )
+    return df
+
+
+def s_curve(y: np.ndarray, points: int = 101) -> pd.DataFrame:
+    """Share of ALL samples at or below each value: value, share.
+
+    The values are ``points`` quantiles of the non-NaN values (min to max). NaN
+    counts as never at or below (a NaN payback never pays back), so a payback
+    S-curve ends at the share that pays back, not at 100 %.
+    """
+    y = np.asarray(y, float)
+    s = np.sort(y[~np.isnan(y)])
+    if s.size == 0:
+        return pd.DataFrame({"value": [], "share": []})
+    v = np.unique(np.quantile(s, np.linspace(0, 1, points)))
+    return pd.DataFrame({"value": v, "share": np.searchsorted(s, v, side="right") / y.size})

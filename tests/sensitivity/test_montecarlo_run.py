@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from econ.model import evaluate
 from econ.sensitivity import montecarlo
@@ -223,3 +224,82 @@ def test_a_failed_run_leaves_neither_the_csv_nor_its_temporary_file(tmp_path):
             broken, problem(), 250, 1, ["npv"], chunk=100, samples_csv=tmp_path / "s.csv"
         )
     assert list(tmp_path.iterdir()) == []
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def _normal_run(n=20_000):
+    """npv = x ~ N(0, 1); payback = 10 |x| where x < 1, else never; irr = x."""
+    prob = Problem((Variable("x", "normal", -Z95, Z95, 0.0),))
+
+    def f(p):
+        x = p["x"]
+        return {"npv": x, "payback": np.where(x < 1, 10 * np.abs(x), np.nan), "irr": x}
+
+    return montecarlo.run(f, prob, n, 1, ["npv", "payback", "irr"])
+
+
+def test_statistics_of_a_known_distribution():
+    out = _normal_run().outputs
+    s = montecarlo.analyse(out, term=10.0).set_index(["output", "statistic"])["value"]
+    n = len(out)
+    assert s[("npv", "P(NPV > 0)")] == pytest.approx(0.5, abs=0.01)
+    assert s[("npv", "standard error of P(NPV > 0)")] == pytest.approx(np.sqrt(0.25 / n), rel=0.02)
+    assert s[("npv", "share undefined")] == 0.0
+    # P(payback <= 10) = P(-1 <= x < 1) = 0.6827; never pays back: P(x >= 1) = 0.1587
+    assert s[("payback", "P(payback <= term)")] == pytest.approx(0.6827, abs=0.01)
+    assert s[("payback", "share with no payback within the horizon")] == pytest.approx(
+        0.1587, abs=0.01
+    )
+    assert np.isnan(s[("payback", "P95")]) and not np.isnan(s[("payback", "P75")])
+    # IRR is a rate: percentiles and the share undefined, never a mean or a standard deviation
+    irr = s.loc["irr"]
+    assert "mean" not in irr.index and "standard error of the mean" not in irr.index
+    assert irr["P50"] == pytest.approx(0.0, abs=0.01)
+
+
+def test_paid_back_by_month_over_all_samples():
+    out = _normal_run().outputs
+    df = montecarlo.payback_by_month(out["payback"].to_numpy(), horizon=12)
+    assert df["month"].tolist() == list(range(1, 13))
+    t = df["month"].to_numpy()
+    # P(10 |x| <= t and x < 1) = Phi(min(t / 10, 1)) - Phi(-t / 10)
+    expected = stats.norm.cdf(np.minimum(t / 10, 1)) - stats.norm.cdf(-t / 10)
+    np.testing.assert_allclose(df["share"], expected, atol=0.01)
+    assert df["share"].iloc[-1] == pytest.approx(1 - 0.1587 - stats.norm.cdf(-1.2), abs=0.01)
+    p = df["share"].to_numpy()
+    np.testing.assert_allclose(df["standard_error"], np.sqrt(p * (1 - p) / len(out)))
+
+
+def test_convergence_table_at_powers_of_two_and_at_n():
+    y = _normal_run(5_000).outputs["npv"].to_numpy()
+    df = montecarlo.convergence(y)
+    assert df["n"].tolist() == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 5000]
+    last = df.iloc[-1]
+    assert last["mean"] == pytest.approx(y.mean(), rel=1e-12, abs=1e-15)
+    assert last["standard_error"] == pytest.approx(y.std(ddof=1) / np.sqrt(5_000), rel=1e-12)
+    se = df.set_index("n")["standard_error"]
+    assert se[4096] == pytest.approx(se[256] / 4, rel=0.25)  # the 1 / sqrt(n) law
+
+
+def test_histogram_bins_span_p1_to_p99_with_the_tails_counted_apart():
+    rng = np.random.default_rng(2)
+    y = np.concatenate([rng.normal(size=10_000), [1e6, 2e6, -5e5], [np.nan] * 7])
+    df = montecarlo.histogram(y, bins=40)
+    a = df.attrs
+    lo, hi = np.percentile(y[np.isfinite(y)], [1, 99])
+    assert df["bin_low"].iloc[0] == lo and df["bin_high"].iloc[-1] == hi
+    assert a["below"] == np.sum(y < lo) and a["above"] == np.sum(y > hi)
+    assert a["below"] + df["count"].sum() + a["above"] + a["undefined"] == y.size == a["n"]
+    assert (df["count"] > 0).sum() >= 35  # not crammed into a few bins by the outliers
+    assert df["cumulative_share"].iloc[-1] == pytest.approx(
+        (a["below"] + df["count"].sum()) / y.size
+    )
+
+
+def test_payback_s_curve_ends_at_the_share_that_pays_back():
+    payback = np.array([3.0, 5.0, np.nan, 8.0, np.nan, 12.0, np.nan, np.nan, 20.0, np.nan])
+    df = montecarlo.s_curve(payback, points=11)
+    assert df["share"].iloc[-1] == 0.5 and df["value"].iloc[-1] == 20.0
+    assert df["share"].iloc[0] == 0.1 and (np.diff(df["share"]) >= 0).all()
