@@ -16,6 +16,11 @@ What goes to a worker:
   is pickled as well: make it a module-level function or an instance of a
   module-level class (not a lambda or a closure). This is checked up front.
 
+Each worker limits the threads of the OpenBLAS libraries loaded in it (numpy's
+and scipy's, found by name in ``/proc/self/maps`` on Linux) to its share of the
+cores: a matrix product inside ``fn`` would otherwise start a thread per core in
+every worker and the workers would contend for the same cores.
+
 The results do not depend on ``workers``: each item is evaluated by the same
 function on the same data, and the results come back in item order. Anything
 a caller accumulates from them in that order is therefore the same for any
@@ -24,6 +29,7 @@ worker count.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import pickle
@@ -62,9 +68,48 @@ def check_workers(workers: int) -> int:
     return workers
 
 
-def _install(fn: Callable) -> None:
+_SET_THREADS = (
+    "openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+)
+
+
+def limit_blas_threads(threads: int) -> int:
+    """Set the thread count of every OpenBLAS library loaded in this process.
+
+    Linux only (the libraries are found in ``/proc/self/maps``); elsewhere, or where
+    none is loaded, nothing happens. Returns the number of libraries set.
+    """
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            paths = {
+                f[-1]
+                for f in (line.split() for line in fh)
+                if len(f) >= 6 and "openblas" in os.path.basename(f[-1]).lower()
+            }
+    except OSError:
+        return 0
+    done = 0
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _SET_THREADS:
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                setter(ctypes.c_int(threads))
+                done += 1
+                break
+    return done
+
+
+def _install(fn: Callable, blas_threads: int) -> None:
     global _FN
     _FN = fn
+    limit_blas_threads(blas_threads)
 
 
 def _call(item):
@@ -112,7 +157,7 @@ def map_ordered(
         max_workers=workers,
         mp_context=mp.get_context(method),
         initializer=_install,
-        initargs=(fn,),
+        initargs=(fn, max(1, available_cores() // workers)),
     ) as pool:
         try:
             for item in it:

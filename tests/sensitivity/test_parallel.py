@@ -58,3 +58,41 @@ def test_an_unpicklable_function_is_refused_up_front_without_fork(monkeypatch):
 
 def test_available_cores_is_at_least_one():
     assert parallel.available_cores() >= 1
+
+
+def blas_threads(_item) -> list[int]:
+    """The thread count of each OpenBLAS loaded in this process (Linux)."""
+    import ctypes
+    import os
+
+    import numpy  # noqa: F401  (loads numpy's OpenBLAS)
+
+    counts = []
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+        paths = {
+            f[-1]
+            for f in (ln.split() for ln in fh)
+            if len(f) >= 6 and "openblas" in os.path.basename(f[-1]).lower()
+        }
+    for path in sorted(paths):
+        lib = ctypes.CDLL(path)
+        for name in (
+            "openblas_get_num_threads",
+            "scipy_openblas_get_num_threads64_",
+            "scipy_openblas_get_num_threads",
+        ):
+            getter = getattr(lib, name, None)
+            if getter is not None:
+                counts.append(getter())
+                break
+    return counts
+
+
+def test_each_worker_runs_openblas_on_its_share_of_the_cores():
+    import os
+
+    if not os.path.exists("/proc/self/maps") or not blas_threads(0):
+        pytest.skip("needs Linux and numpy built with OpenBLAS")
+    share = max(1, parallel.available_cores() // 2)
+    for counts in map_ordered(blas_threads, range(2), 2):
+        assert counts and set(counts) == {share}
