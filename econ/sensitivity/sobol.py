@@ -5,20 +5,28 @@ and AB_i (A with column i from B): n (d + 2) evaluations. First-order indices
 by Saltelli (2010), total indices by Jansen (1999). Confidence intervals from a
 vectorised bootstrap over resampled row indices (all resamples in one array
 operation). Inputs are treated as independent (rank correlations are not used).
+
+An output that does not vary has indices of exactly 0 with intervals of zero
+width (as SALib and scipy report), without a warning. The evaluations can be
+spread over worker processes with the same result for any worker count.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import qmc
 
+from econ.parallel import check_workers, map_ordered
 from econ.sensitivity.sampling import Problem
 
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+# a variance below this share of the mean square is rounding, not variation: the output does not vary
+ZERO_VARIANCE = 1e-10
 
 
 def sample(problem: Problem, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -35,6 +43,38 @@ def sample(problem: Problem, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     return u[:, :d], u[:, d:]
 
 
+@dataclass
+class _Rows:
+    """Evaluates rows start..stop - 1 of the stacked design [A; B; AB_1; ...; AB_d] (whole chunks)."""
+
+    f: Func
+    problem: Problem
+    a: np.ndarray
+    b: np.ndarray
+    output: str
+    chunk: int
+
+    def design(self, start: int, stop: int) -> np.ndarray:
+        """Uniforms of rows start..stop - 1: row r is row r mod n of A (r < n), of B (r < 2n),
+        or of A with column i from B (AB_i, i = r // n - 2)."""
+        n = self.a.shape[0]
+        r = np.arange(start, stop)
+        blk, row = r // n, r % n
+        u = np.where((blk == 1)[:, None], self.b[row], self.a[row])
+        ab = blk >= 2
+        u[ab, blk[ab] - 2] = self.b[row[ab], blk[ab] - 2]
+        return u
+
+    def __call__(self, span: tuple[int, int]) -> np.ndarray:
+        start, stop = span
+        y = np.empty(stop - start)
+        for s in range(start, stop, self.chunk):
+            e = min(s + self.chunk, stop)
+            x = self.problem.transform(self.design(s, e))
+            y[s - start : e - start] = np.asarray(self.f(x)[self.output], float)
+        return y
+
+
 def evaluate(
     f: Func,
     problem: Problem,
@@ -43,15 +83,23 @@ def evaluate(
     output: str,
     chunk: int = 50_000,
     nan_as: float | None = None,
+    workers: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """f(A), f(B) and f(AB_i) for every i: shapes (n,), (n,), (d, n). NaN outputs become ``nan_as``."""
+    """f(A), f(B) and f(AB_i) for every i: shapes (n,), (n,), (d, n). NaN outputs become ``nan_as``.
+
+    The n (d + 2) rows are evaluated ``chunk`` at a time, the chunks spread over
+    ``workers`` processes (see :func:`econ.parallel.map_ordered`: with more than one
+    worker, ``f`` must be picklable where the fork start method is not used); the
+    result is the same to the last bit for any worker count.
+    """
+    check_workers(workers)
     n, d = a.shape
-    blocks = [a, b] + [np.where(np.arange(d) == i, b, a) for i in range(d)]
-    u = np.concatenate(blocks)
-    y = np.empty(u.shape[0])
-    for s in range(0, u.shape[0], chunk):
-        x = problem.transform(u[s : s + chunk])
-        y[s : s + chunk] = np.asarray(f(x)[output], float)
+    total = n * (d + 2)
+    n_chunks = -(-total // chunk)
+    per = n_chunks if workers == 1 else max(1, -(-n_chunks // (4 * workers)))
+    step = per * chunk
+    spans = [(s, min(s + step, total)) for s in range(0, total, step)]
+    y = np.concatenate(list(map_ordered(_Rows(f, problem, a, b, output, chunk), spans, workers)))
     if nan_as is not None:
         y = np.where(np.isnan(y), nan_as, y)
     return y[:n], y[n : 2 * n], y[2 * n :].reshape(d, n)
@@ -79,9 +127,13 @@ def _weighted(
     n_w = w.sum(axis=1, keepdims=True)
     e = (w @ m) / n_w  # (R, 4 + 2d) weighted means
     mean = 0.5 * (e[:, 0] + e[:, 1])
-    var = 0.5 * (e[:, 2] + e[:, 3]) - mean**2
-    s1 = e[:, 4 : 4 + d] / var[:, None]
-    st = 0.5 * e[:, 4 + d :] / var[:, None]
+    square = 0.5 * (e[:, 2] + e[:, 3])
+    var = square - mean**2
+    # an output that does not vary (within the rounding of this formula) has indices of 0
+    varies = (var > ZERO_VARIANCE * square)[:, None]
+    scale = np.where(varies, 1 / np.where(varies[:, 0], var, 1.0)[:, None], 0.0)
+    s1 = e[:, 4 : 4 + d] * scale
+    st = 0.5 * e[:, 4 + d :] * scale
     return s1.T, st.T  # (d, R)
 
 
