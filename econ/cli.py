@@ -262,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metric", choices=("npv", "payback"), default="npv", help="tornado/grid/Sobol output"
     )
+    p.add_argument(
+        "--samples-csv",
+        metavar="FILE",
+        help="montecarlo: write every sample (its inputs by key, npv_usd, payback_months, "
+        "irr_annual, profitability_index) to FILE",
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
@@ -567,10 +573,13 @@ def cmd_goal_seek(args) -> int:
 def cmd_sensitivity(args) -> int:
     import pandas as pd
 
+    from econ.headline import clean
     from econ.sensitivity.run import run_cli
 
     a = resolve(args)
-    df = run_cli(
+    if args.samples_csv and args.analysis != "montecarlo":
+        raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+    res = run_cli(
         a,
         args.analysis,
         samples=args.samples,
@@ -578,19 +587,40 @@ def cmd_sensitivity(args) -> int:
         metric=args.metric,
         progress=progress_bar(),
         workers=args.workers,
+        samples_csv=args.samples_csv,
     )
+    if isinstance(res, dict):  # the Monte Carlo: statistics, value of information, fans
+        df = res["stats"]
+        doc = {
+            "samples": res["n"],
+            "statistics": df.to_dict(orient="records"),
+            "evpi_usd": res["evpi_usd"],
+            "evppi_usd": {r["key"]: r["evppi"] for r in res["evppi"].to_dict(orient="records")},
+            "evppi": res["evppi"].to_dict(orient="records"),
+            "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
+            "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
+            "convergence": res["convergence"].to_dict(orient="records"),
+        }
+    else:
+        df = res
+        doc = df.to_dict(orient="records")
+    if args.samples_csv:
+        print(f"econ: wrote {args.samples_csv}", file=sys.stderr)
     if args.csv:
         write_text(Path(args.csv), df.to_csv(index=False))
         print(f"econ: wrote {args.csv}")
     elif args.json:
-        from econ.headline import clean
-
-        print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
+        print(json.dumps(clean(doc), indent=1))
     else:
         with pd.option_context(
             "display.width", 200, "display.max_columns", 30, "display.max_rows", 200
         ):
             print(df.to_string(index=False))
+            if isinstance(res, dict):
+                from econ.report.summary import voi_sentence
+
+                print()
+                print(voi_sentence(res))
     return 0
 
 

@@ -495,11 +495,11 @@ CSV_READER = [
     Case(
         "validate-base-outside-its-range",
         validate(),
-        r"sensitivity\.csv row 3, columns low/high: contract\.ramp_months: the base value 6 "
+        r"sensitivity\.csv row 3, columns low/high: contract\.ramp_months: the base value 24 "
         r"\(the mode\) lies outside \[7, 12\]",
         edit(
             "sensitivity.csv",
-            "contract.ramp_months,triangular,3,12",
+            "contract.ramp_months,triangular,6,30",
             "contract.ramp_months,triangular,7,12",
         ),
     ),

@@ -9,15 +9,16 @@ import sys
 from pathlib import Path
 
 import openpyxl
-from xlsx_names import named_cell
 import pytest
 from conftest import DATA, ROOT
+from xlsx_names import named_cell
 
 from econ.cli import main
 
 SHEETS = [
     "Cover",
     "Assumptions",
+    "Tables",
     "Capacity",
     "Costs",
     "Revenue",
@@ -25,9 +26,12 @@ SHEETS = [
     "Tornado",
     "Grid",
     "Monte Carlo",
+    "MC samples",
     "Sobol",
     "Break-even",
     "Checks",
+    "Run",
+    "Run tables",
 ]
 FAST = ["--samples", "500", "--sobol-samples", "64"]
 
@@ -236,7 +240,7 @@ def test_goal_seek_command(capsys):
 def test_sensitivity_commands(capsys, tmp_path):
     code, out, _ = run(["sensitivity", "tornado", "--data", str(DATA), "--json"], capsys)
     rows = json.loads(out)
-    assert code == 0 and rows[0]["output"] == "npv" and rows[0]["swing"] >= rows[-1]["swing"]
+    assert code == 0 and rows[0]["output"] == "npv_usd" and rows[0]["swing"] >= rows[-1]["swing"]
     target = tmp_path / "mc.csv"
     code, out, _ = run(
         [
@@ -254,6 +258,32 @@ def test_sensitivity_commands(capsys, tmp_path):
         capsys,
     )
     assert code == 0 and "P(payback <= term)" in target.read_text()
+
+
+def test_montecarlo_json_carries_the_value_of_information_and_the_samples(capsys, tmp_path):
+    samples = tmp_path / "samples.csv"
+    argv = ["sensitivity", "montecarlo", "--samples", "600", "--seed", "2", "--data", str(DATA)]
+    code, out, _ = run([*argv, "--json", "--samples-csv", str(samples)], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["evpi_usd"] > 0 and "api.ultrafast_tokens_per_month" in doc["evppi_usd"]
+    assert len(doc["payback_by_month"]) == 60 and len(doc["cumulative_cash_fan"]) == 60
+    assert not any(
+        r["output"] == "irr_annual" and r["statistic"] == "mean" for r in doc["statistics"]
+    )
+    import pandas as pd
+
+    rows = pd.read_csv(samples)
+    assert len(rows) == 600
+    assert {
+        "npv_usd",
+        "payback_months",
+        "irr_annual",
+        "conversion.capped_upgrade_propensity",
+    } <= set(rows)
+    # any statistic can be checked from the samples: P(NPV > 0)
+    p = next(r["value"] for r in doc["statistics"] if r["statistic"] == "P(NPV > 0)")
+    assert p == pytest.approx((rows["npv_usd"] > 0).mean(), abs=1e-12)
 
 
 def test_report_writes_the_workbook_with_every_sheet(tmp_path, capsys):
@@ -296,7 +326,9 @@ def test_formula_like_note_lands_as_text(data_copy, tmp_path, capsys):
     assert code == 0
     wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
     value = named_cell(wb, "agent_ttft_s")
-    cell = next(c for c in value.parent[value.row] if c.value == '=HYPERLINK("http://example.com","x")')
+    cell = next(
+        c for c in value.parent[value.row] if c.value == '=HYPERLINK("http://example.com","x")'
+    )
     assert cell.data_type == "s"  # a string, not a formula
 
 
@@ -426,7 +458,7 @@ def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsy
     code, _, _ = run(["report", "--data", str(data_copy), "--out", str(tmp_path)], capsys)
     assert code == 0
     wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
-    analysis = {"Tornado", "Grid", "Monte Carlo", "Sobol", "Break-even"}
+    analysis = {"Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even"}
     assert wb.sheetnames == [s for s in SHEETS if s not in analysis]
     code, _, err = run(["sensitivity", "breakeven", "--data", str(data_copy)], capsys)
     assert code == 2 and "sensitivity.csv: no uncertain inputs" in err

@@ -21,9 +21,9 @@ import warnings
 from pathlib import Path
 
 import openpyxl
-from xlsx_names import named_value, row_texts
 import pytest
 from conftest import DATA, ROOT
+from xlsx_names import named_value, row_texts
 
 from econ.cli import main
 from econ.report import output
@@ -81,7 +81,9 @@ def temporaries(out: Path) -> list[str]:
 
 def report_value(folder: Path) -> float:
     """contract.value_usd of one report, checked to be the same in the workbook and summary.md."""
-    value = named_value(openpyxl.load_workbook(folder / "payback_analysis.xlsx"), "contract_value_usd")
+    value = named_value(
+        openpyxl.load_workbook(folder / "payback_analysis.xlsx"), "contract_value_usd"
+    )
     summary = (folder / "summary.md").read_text()
     assert f"${value / 1e9:,.2f}B of rent" in summary, "summary.md and workbook from different runs"
     return value
@@ -370,12 +372,14 @@ def test_text_over_the_cell_limit_is_cut_visibly_with_a_warning(data_copy, tmp_p
     warning = [line for line in res.stderr.splitlines() if line.startswith("econ: warning:")]
     assert len(warning) == 1
     assert re.fullmatch(
-        r"econ: warning: Assumptions!E\d+: a text of 43,999 characters is longer than a "
+        r"econ: warning: Assumptions!F\d+: a text of 43,999 characters is longer than a "
         r'spreadsheet cell holds \(32,767\); cut, ending in "\.\.\. \[cut: 11,2\d\d characters\]"',
         warning[0],
     )
     wb = openpyxl.load_workbook(tmp_path / "base" / "payback_analysis.xlsx")
-    cell = next(t for t in row_texts(wb, "agent_ttft_s") if isinstance(t, str) and t.startswith("Long note"))
+    cell = next(
+        t for t in row_texts(wb, "agent_ttft_s") if isinstance(t, str) and t.startswith("Long note")
+    )
     assert len(cell) == EXCEL_CELL_CHARS
     assert cell.startswith("Long note. ") and re.search(r"\.\.\. \[cut: [\d,]+ characters\]$", cell)
 

@@ -6,11 +6,11 @@ import datetime as dt
 from pathlib import Path
 
 from econ.assumptions import Assumptions
-from econ.headline import headline
+from econ.headline import headline, report_tables
 from econ.model import evaluate
 from econ.report import charts, sheets
 from econ.report.output import OutputError, ReportFolder, check_folder, check_name
-from econ.report.summary import text
+from econ.report.summary import markdown
 
 __all__ = ["OutputError", "check_report", "report_path", "write_report"]
 
@@ -42,22 +42,10 @@ def write_report(
     r = evaluate(a)
     head = headline(a, r)
     info = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **(run_info or {})}
-    extra = {**sheets.tables_for(a), **(analysis or {})}
-    term = int(a.values["contract.term_months"])
+    extra = {**report_tables(a, head), **(analysis or {})}
     with ReportFolder(path.parent, force=force) as unit:
         unit.write(path.name, lambda tmp: sheets.build(tmp, a, r, head, extra, info))
-        pngs = unit.write_many("charts", lambda folder: charts.write_all(r, extra, term, folder))
-        body = [f"# Payback analysis: {a.scenario}", *text(head).splitlines()[1:]]
-        if "mc_stats" in extra:
-            st = extra["mc_stats"].set_index(["output", "statistic"])["value"]
-            body.append(
-                f"Monte Carlo ({extra['mc_n']:,} samples): P(payback within the term) "
-                f"{st[('payback', 'P(payback <= term)')]:.1%}, P(NPV > 0) {st[('npv', 'P(NPV > 0)')]:.1%}, "
-                f"median NPV ${st[('npv', 'P50')] / 1e9:,.2f}B."
-            )
-        body += [f"![{p.stem}]({p.name})" for p in pngs]
-        body.append(f"Details: `{path.name}` (run {info['time']}).")
-        unit.write(
-            "summary.md", lambda md: md.write_text("\n\n".join(body) + "\n", encoding="utf-8")
-        )
+        pngs = unit.write_many("charts", lambda folder: charts.write_all(r, extra, a, folder))
+        body = markdown(head, extra, pngs, path.name, info["time"])
+        unit.write("summary.md", lambda md: md.write_text(body, encoding="utf-8"))
     return path

@@ -1,111 +1,173 @@
-"""Tornado, Grid, Monte Carlo, Sobol and Break-even sheets with native charts."""
+"""Tornado, Grid, Monte Carlo (and its samples), Sobol and Break-even sheets: snapshots of the
+run's analyses, each under a banner, with native charts."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from econ.report.workbook import sheet_header, write_cell, write_table
+from econ.report.labels import label
+from econ.report.workbook import write_cell
+from econ.report.xl import Book, banner
 
-TOP = 15  # bars in the tornado chart
+TOP = 15  # bars in the tornado, Sobol and value-of-information charts
+OUTPUT_FORMATS = {
+    "npv_usd": "usd_m",
+    "payback_months": "num1",
+    "irr_annual": "pct",
+    "profitability_index": "num2",
+}
+OUTPUT_LABELS = {
+    "npv_usd": "NPV",
+    "payback_months": "payback month",
+    "irr_annual": "IRR",
+    "profitability_index": "profitability index",
+}
 
 
-def write_all(book, sheets, a, analysis) -> None:
-    """Write every analysis sheet whose results are in ``analysis`` (to be reworked)."""
-    return
-    if "tornado" in an:
-        tornado_sheet(wb, ctx, an["tornado"])
-    if "grids" in an and len(an["grids"]):
-        grid_sheet(wb, ctx, an["grids"])
-    if "mc_stats" in an:
-        montecarlo_sheet(wb, ctx)
-    if "sobol" in an:
-        sobol_sheet(wb, ctx, an["sobol"])
-    if "breakeven" in an:
-        breakeven_sheet(wb, ctx, an["breakeven"])
+def write_all(book: Book, sheets: dict, a, analysis: dict) -> None:
+    """Write every analysis sheet whose results are in ``analysis``."""
+    if "Tornado" in sheets:
+        tornado_sheet(book, sheets["Tornado"], analysis["tornado"])
+    if "Grid" in sheets:
+        grid_sheet(book, sheets["Grid"], analysis["grids"])
+    if "Monte Carlo" in sheets:
+        montecarlo_sheet(book, sheets["Monte Carlo"], a, analysis["mc"])
+        samples_sheet(book, sheets["MC samples"], analysis["mc"])
+    if "Sobol" in sheets:
+        sobol_sheet(book, sheets["Sobol"], analysis["sobol"])
+    if "Break-even" in sheets:
+        breakeven_sheet(book, sheets["Break-even"], analysis["breakeven"])
 
 
-def tornado_sheet(wb, ctx, df: pd.DataFrame) -> None:
-    ws = wb.add_worksheet("Tornado")
-    f = ctx.f
-    sheet_header(
+def _head(book: Book, ws, title: str, note: str, what: str) -> int:
+    s = book.styles
+    ws.write_string(0, 0, title, s("title"))
+    ws.write_string(1, 0, note, s("note"))
+    banner(ws, book, 2, what)
+    return 4
+
+
+def _table(
+    book: Book,
+    ws,
+    top: int,
+    left: int,
+    df: pd.DataFrame,
+    formats: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+) -> int:
+    """A DataFrame with a header row; returns the next free row."""
+    s = book.styles
+    formats = formats or {}
+    headers = headers or {}
+    for j, c in enumerate(df.columns):
+        ws.write_string(top, left + j, headers.get(c, str(c).replace("_", " ")), s("h"))
+    for i, rec in enumerate(df.itertuples(index=False), start=1):
+        for j, (c, x) in enumerate(zip(df.columns, rec, strict=True)):
+            fmt = None if isinstance(x, str | bool) else s(formats.get(c, "num2"))
+            write_cell(ws, top + i, left + j, x, fmt)
+    return top + len(df) + 2
+
+
+def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
+    row = _head(
+        book,
         ws,
-        f,
-        "One-way sensitivity: each assumption at its low and high, the others at base",
+        "One-way sensitivity: each assumption at the low and high of its range, the others at base",
         "Sorted by swing; for payback, no payback within the horizon counts as the horizon.",
+        "the tornado of data/sensitivity.csv",
     )
-    ws.set_column(0, 0, 12)
-    ws.set_column(1, 1, 40)
-    ws.set_column(2, 10, 16)
-    row = 3
-    for output, fmt in (("npv", "usd"), ("payback", "num2"), ("irr", "pct")):
+    ws.set_column(0, 0, 44)
+    ws.set_column(1, 10, 15)
+    for output in ("npv_usd", "payback_months", "irr_annual"):
         part = df[df["output"] == output].reset_index(drop=True)
-        ws.write_string(row, 0, f"Output: {output}", f("bold"))
+        fmt = OUTPUT_FORMATS[output]
+        ws.write_string(row, 0, f"Output: {OUTPUT_LABELS[output]}", book.styles("section"))
         top = row + 1
-        row = write_table(
+        shown = part[
+            [
+                "variable",
+                "low",
+                "high",
+                "base",
+                "output_low",
+                "output_high",
+                "change_low",
+                "change_high",
+                "swing",
+            ]
+        ]
+        row = _table(
+            book,
             ws,
-            f,
             top,
             0,
-            part,
+            shown,
             {
                 "low": "g",
                 "high": "g",
                 "base": "g",
-                "output_base": fmt,
-                "output_low": fmt,
-                "output_high": fmt,
-                "swing": fmt,
-                "change_low": fmt,
-                "change_high": fmt,
+                **{
+                    c: fmt
+                    for c in ("output_low", "output_high", "change_low", "change_high", "swing")
+                },
             },
         )
-        if output in ("npv", "payback"):
+        if output != "irr_annual":
             n = min(TOP, len(part))
-            chart = wb.add_chart({"type": "bar"})
-            for col_name, color, label in (
+            chart = book.wb.add_chart({"type": "bar"})
+            for col_name, color, name in (
                 ("change_low", "#C00000", "at low"),
                 ("change_high", "#2E75B6", "at high"),
             ):
-                j = list(part.columns).index(col_name)
+                j = list(shown.columns).index(col_name)
                 chart.add_series(
                     {
-                        "name": label,
-                        "categories": ["Tornado", top + 1, 1, top + n, 1],
+                        "name": name,
+                        "categories": ["Tornado", top + 1, 0, top + n, 0],
                         "values": ["Tornado", top + 1, j, top + n, j],
                         "fill": {"color": color},
                     }
                 )
-            chart.set_title({"name": f"Tornado: change in {output} from base"})
-            chart.set_y_axis({"reverse": True, "label_position": "low"})
-            chart.set_x_axis({"num_format": '$#,##0,,"M"' if output == "npv" else "0.0"})
+            chart.set_title({"name": f"Tornado: change in {OUTPUT_LABELS[output]} from base"})
+            chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 8}})
+            chart.set_x_axis({"num_format": '$#,##0,,"M"' if output == "npv_usd" else "0.0"})
             chart.set_legend({"position": "bottom"})
-            chart.set_size({"width": 820, "height": 520})
-            ws.insert_chart(top, 12, chart, {"y_offset": 0})
-            row = max(row, top + 28)
+            chart.set_size({"width": 820, "height": 480})
+            ws.insert_chart(row, 0, chart)
+            row += 26
 
 
-def grid_sheet(wb, ctx, df: pd.DataFrame) -> None:
-    ws = wb.add_worksheet("Grid")
-    f = ctx.f
-    sheet_header(
-        ws, f, "Two-way sensitivity: NPV and payback over pairs of assumptions (data/grids.csv)"
+def grid_sheet(book: Book, ws, df: pd.DataFrame) -> None:
+    s = book.styles
+    row = _head(
+        book,
+        ws,
+        "Two-way sensitivity: NPV and payback over pairs of assumptions (data/grids.csv)",
+        "Red is worse, green better.",
+        "the grids",
     )
-    ws.set_column(0, 0, 34)
-    ws.set_column(1, 30, 15)
-    row = 2
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 30, 13)
     for gid, g in df.groupby("grid", sort=False):
         xk, yk = g["x_key"].iloc[0], g["y_key"].iloc[0]
-        for output, fmt in (("npv", "usd"), ("payback", "num2")):
+        for output, fmt in (("npv_usd", "usd_m"), ("payback_months", "num1")):
             mat = g.pivot(index="y", columns="x", values=output).sort_index(ascending=False)
-            ws.write_string(row, 0, f"{gid}: {output} (rows {yk}, columns {xk})", f("bold"))
+            ws.write_string(
+                row,
+                0,
+                f"{gid}: {OUTPUT_LABELS[output]} (rows {label(yk)}, columns {label(xk)})",
+                s("section"),
+            )
             row += 1
-            ws.write_string(row, 0, f"{yk} \\ {xk}", f("h"))
+            ws.write_string(row, 0, f"{yk} \\ {xk}", s("h"))
             for j, x in enumerate(mat.columns, start=1):
-                ws.write_number(row, j, float(x), f("h"))
+                ws.write_number(row, j, float(x), s("num2"))
             for i, (y, vals) in enumerate(mat.iterrows(), start=1):
-                ws.write_number(row + i, 0, float(y), f("h"))
+                ws.write_number(row + i, 0, float(y), s("num2"))
                 for j, v in enumerate(vals, start=1):
-                    write_cell(ws, row + i, j, float(v), f(fmt))
+                    write_cell(ws, row + i, j, float(v), s(fmt))
             first, last = row + 1, row + len(mat)
             colour = {
                 "type": "3_color_scale",
@@ -113,147 +175,366 @@ def grid_sheet(wb, ctx, df: pd.DataFrame) -> None:
                 "mid_color": "#FFEB84",
                 "max_color": "#63BE7B",
             }
-            if output == "payback":  # earlier payback is better
+            if output == "payback_months":  # earlier payback is better
                 colour = {**colour, "min_color": "#63BE7B", "max_color": "#F8696B"}
             ws.conditional_format(first, 1, last, len(mat.columns), colour)
-            if output == "payback":
-                ws.write_string(last + 1, 0, "blank: no payback within the horizon", f("note"))
+            if output == "payback_months":
+                ws.write_string(last + 1, 0, "blank: no payback within the horizon", s("note"))
             row = last + 3
 
 
-def montecarlo_sheet(wb, ctx) -> None:
-    an = ctx.analysis
-    ws = wb.add_worksheet("Monte Carlo")
-    f = ctx.f
-    sheet_header(
+def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
+    s = book.styles
+    n = mc["n"]
+    row = _head(
+        book,
         ws,
-        f,
-        f"Monte Carlo: {an['mc_n']:,} Latin-hypercube samples of data/sensitivity.csv",
-        "Rank correlations of data/correlations.csv imposed (Iman-Conover); seeded, see Cover.",
+        f"Monte Carlo: {n:,} Latin-hypercube samples of data/sensitivity.csv",
+        "Rank correlations of data/correlations.csv imposed (Iman-Conover); seeded (see Cover). "
+        "Every statistic uses all samples; a NaN payback means none within the horizon.",
+        "the Monte Carlo",
     )
-    ws.set_column(0, 1, 40)
-    ws.set_column(2, 40, 15)
-    stats = an["mc_stats"]
-    ws.write_string(3, 0, "output", f("h"))
-    ws.write_string(3, 1, "statistic", f("h"))
-    ws.write_string(3, 2, "value", f("h"))
-    for i, rec in enumerate(stats.itertuples(index=False), start=4):
-        ws.write_string(i, 0, rec.output)
-        ws.write_string(i, 1, rec.statistic)
-        fmt = "usd" if rec.output == "npv" and not rec.statistic.startswith("P(") else "num2"
-        if (
-            rec.statistic.startswith("P(")
-            or rec.statistic.startswith("share")
-            or rec.output == "irr"
-            or "P(payback" in rec.statistic
-        ):
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 1, 40)
+    ws.set_column(2, 12, 15)
+    # statistics (no mean or standard deviation of the IRR: it is unbounded)
+    ws.write_string(row, 0, "Statistics", s("section"))
+    stats = mc["stats"].copy()
+    stats["output"] = stats["output"].map(lambda o: OUTPUT_LABELS.get(o, o))
+    top = row + 1
+    for j, h in enumerate(("output", "statistic", "value")):
+        ws.write_string(top, j, h, s("h"))
+    for i, rec in enumerate(mc["stats"].itertuples(index=False), start=1):
+        ws.write_string(top + i, 0, OUTPUT_LABELS.get(rec.output, rec.output))
+        ws.write_string(top + i, 1, rec.statistic)
+        if rec.statistic.startswith(("P(", "share", "standard error of P")):
             fmt = "pct"
-        if (
-            rec.output == "payback"
-            and rec.statistic.startswith("P")
-            and not rec.statistic.startswith("P(")
-        ):
-            fmt = "num2"
-        write_cell(ws, i, 2, rec.value, f(fmt))
-    row = 4 + len(stats) + 1
+        else:
+            fmt = OUTPUT_FORMATS.get(rec.output, "num2")
+        write_cell(ws, top + i, 2, rec.value, s(fmt))
+    row = top + len(stats) + 2
+    ws.write_string(
+        row - 1,
+        0,
+        "Blank payback percentile: no payback within the horizon at that percentile.",
+        s("note"),
+    )
+    # value of information
+    row += 1
     ws.write_string(
         row,
         0,
-        "blank payback percentiles: no payback within the horizon at that percentile",
-        f("note"),
+        "Value of information: what resolving an uncertainty before signing is worth",
+        s("section"),
     )
-    row += 2
-    for name, key, numfmt in (
-        ("NPV", "mc_hist_npv", "usd"),
-        ("Payback month", "mc_hist_payback", "num2"),
+    row += 1
+    ws.write_string(row, 0, "EVPI: perfect information on every input", s("label"))
+    write_cell(ws, row, 1, mc["evpi_usd"], s("usd_m"))
+    row += 1
+    ws.write_string(
+        row,
+        0,
+        "EVPPI of one input: sqrt(N) equal-count bins of it; an estimate biased upwards by noise, whose "
+        "size the noise floor gives: a key within it is indistinguishable from zero.",
+        s("note"),
+    )
+    evppi = mc["evppi"].copy()
+    evppi.insert(1, "input", evppi["key"].map(label))
+    top = row + 1
+    row = _table(
+        book,
+        ws,
+        top,
+        0,
+        evppi,
+        {"evppi": "usd_m", "noise_floor": "usd_m", "noise_sd": "usd_m", "share_of_evpi": "pct"},
+        {"evppi": "EVPPI", "noise_floor": "noise floor", "share_of_evpi": "share of EVPI"},
+    )
+    k = min(TOP, len(evppi))
+    chart = book.wb.add_chart({"type": "bar"})
+    chart.add_series(
+        {
+            "name": "EVPPI",
+            "categories": ["Monte Carlo", top + 1, 0, top + k, 0],
+            "values": ["Monte Carlo", top + 1, 2, top + k, 2],
+            "fill": {"color": "#2E75B6"},
+        }
+    )
+    chart.set_title({"name": "The uncertainties most worth resolving before signing (EVPPI)"})
+    chart.set_y_axis({"reverse": True, "num_font": {"size": 8}})
+    chart.set_x_axis({"num_format": '$#,##0,,"M"'})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 760, "height": 420})
+    ws.insert_chart(top, 8, chart)
+    row = max(row, top + 24)
+    # NPV histogram, bins over P1..P99 with the tails counted, and the S-curve over all samples
+    hist = mc["hist_npv"]
+    ws.write_string(
+        row,
+        0,
+        "NPV: histogram between its 1st and 99th percentiles (tails counted apart)",
+        s("section"),
+    )
+    row += 1
+    at = hist.attrs
+    ws.write_string(
+        row,
+        0,
+        f"below the first bin: {at.get('below', 0):,}; above the last: {at.get('above', 0):,}; undefined: {at.get('undefined', 0):,} of {at.get('n', n):,}",
+        s("note"),
+    )
+    top = row + 1
+    row = _table(
+        book,
+        ws,
+        top,
+        0,
+        hist,
+        {
+            "bin_low": "usd_m",
+            "bin_high": "usd_m",
+            "bin_mid": "usd_m",
+            "count": "num",
+            "cumulative_share": "pct",
+        },
+    )
+    m = len(hist)
+    chart = book.wb.add_chart({"type": "column"})
+    chart.add_series(
+        {
+            "name": "samples",
+            "categories": ["Monte Carlo", top + 1, 2, top + m, 2],
+            "values": ["Monte Carlo", top + 1, 3, top + m, 3],
+            "gap": 10,
+        }
+    )
+    chart.set_title({"name": "NPV: histogram (P1 to P99)"})
+    chart.set_legend({"none": True})
+    chart.set_x_axis({"num_format": '$#,##0,,,"B"', "num_font": {"rotation": -45}})
+    chart.set_size({"width": 620, "height": 320})
+    ws.insert_chart(top, 6, chart)
+    sc = mc["s_npv"]
+    ws.write_string(
+        row, 0, "NPV: share of all samples at or below each value (S-curve)", s("section")
+    )
+    top = row + 1
+    row = _table(book, ws, top, 0, sc, {"value": "usd_m", "share": "pct"})
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
+    chart.add_series(
+        {
+            "name": "share at or below",
+            "categories": ["Monte Carlo", top + 1, 0, top + len(sc), 0],
+            "values": ["Monte Carlo", top + 1, 1, top + len(sc), 1],
+        }
+    )
+    chart.set_title({"name": "NPV: S-curve over all samples"})
+    chart.set_legend({"none": True})
+    chart.set_y_axis({"num_format": "0%", "min": 0, "max": 1})
+    chart.set_x_axis({"num_format": '$#,##0,,,"B"'})
+    chart.set_size({"width": 620, "height": 320})
+    ws.insert_chart(top, 6, chart)
+    # P(paid back by month t) over all samples, and the fan of cumulative cash
+    pb = mc["payback_by_month"]
+    fan = mc["fan"]
+    both = pb.merge(fan, on="month", how="left")
+    ws.write_string(
+        row,
+        0,
+        "P(paid back by month t) over all samples, and the fan of cumulative cash (P10, P50, P90)",
+        s("section"),
+    )
+    top = row + 1
+    row = _table(
+        book,
+        ws,
+        top,
+        0,
+        both,
+        {
+            "month": "num",
+            "share": "pct",
+            "standard_error": "pct2",
+            "P10": "usd_m",
+            "P50": "usd_m",
+            "P90": "usd_m",
+        },
+        {"share": "P(paid back by month)"},
+    )
+    h = len(both)
+    chart = book.wb.add_chart({"type": "line"})
+    chart.add_series(
+        {
+            "name": "P(paid back by month)",
+            "categories": ["Monte Carlo", top + 1, 0, top + h, 0],
+            "values": ["Monte Carlo", top + 1, 1, top + h, 1],
+            "line": {"color": "#1F4E79", "width": 2.25},
+        }
+    )
+    chart.set_title({"name": "P(paid back by month t): ends at the share that pays back"})
+    chart.set_y_axis({"num_format": "0%", "min": 0, "max": 1})
+    chart.set_x_axis({"name": "month", "interval_unit": 6, "interval_tick": 6})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 620, "height": 320})
+    ws.insert_chart(top, 7, chart)
+    chart = book.wb.add_chart({"type": "line"})
+    for col, color, dash in (
+        (3, "#C00000", "dash"),
+        (4, "#1F4E79", "solid"),
+        (5, "#548235", "dash"),
     ):
-        hist = an[key]
-        ws.write_string(row, 0, f"Histogram of {name} (finite values)", f("bold"))
-        top = row + 1
-        write_table(
-            ws,
-            f,
-            top,
-            0,
-            hist,
+        chart.add_series(
             {
-                "bin_low": numfmt,
-                "bin_high": numfmt,
-                "bin_mid": numfmt,
-                "count": "num",
-                "cumulative_share": "pct",
-            },
-        )
-        n = len(hist)
-        col_chart = wb.add_chart({"type": "column"})
-        col_chart.add_series(
-            {
-                "name": "samples",
-                "categories": ["Monte Carlo", top + 1, 2, top + n, 2],
-                "values": ["Monte Carlo", top + 1, 3, top + n, 3],
-                "gap": 5,
+                "name": ["Monte Carlo", top, col],
+                "categories": ["Monte Carlo", top + 1, 0, top + h, 0],
+                "values": ["Monte Carlo", top + 1, col, top + h, col],
+                "line": {"color": color, "dash_type": dash},
             }
         )
-        col_chart.set_title({"name": f"{name}: histogram"})
-        col_chart.set_legend({"none": True})
-        col_chart.set_x_axis(
+    chart.set_title({"name": "Fan of cumulative cash: P10, P50, P90 by month"})
+    chart.set_y_axis({"num_format": '$#,##0.0,,,"B"'})
+    chart.set_x_axis({"name": "month", "interval_unit": 6, "interval_tick": 6})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": 620, "height": 320})
+    ws.insert_chart(top + 17, 7, chart)
+    # convergence of the NPV mean
+    conv = mc["convergence"]
+    ws.write_string(
+        row,
+        0,
+        "Convergence of the NPV mean: its standard error against the samples used",
+        s("section"),
+    )
+    top = row + 1
+    row = _table(
+        book,
+        ws,
+        top,
+        0,
+        conv,
+        {"n": "num", "defined": "num", "mean": "usd_m", "standard_error": "usd_m"},
+    )
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    chart.add_series(
+        {
+            "name": "standard error of the mean",
+            "categories": ["Monte Carlo", top + 1, 0, top + len(conv), 0],
+            "values": ["Monte Carlo", top + 1, 3, top + len(conv), 3],
+        }
+    )
+    chart.set_title({"name": "NPV mean: standard error against samples"})
+    chart.set_x_axis({"log_base": 10, "name": "samples"})
+    chart.set_y_axis({"log_base": 10, "num_format": '$#,##0,,"M"'})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 620, "height": 320})
+    ws.insert_chart(top, 6, chart)
+    row = max(row, top + 18)
+    # the input distributions and correlations
+    ws.write_string(
+        row, 0, "Input distributions (data/sensitivity.csv; the sampled ones)", s("section")
+    )
+    prob = mc["problem"]
+    dist = pd.DataFrame(
+        [
             {
-                "num_format": '$#,##0,,,"B"' if key == "mc_hist_npv" else "0",
-                "num_font": {"rotation": -45},
+                "key": v.name,
+                "input": label(v.name),
+                "distribution": v.distribution,
+                "low": v.low,
+                "base": v.base,
+                "high": v.high,
             }
+            for v in prob.variables
+        ]
+    )
+    row = _table(book, ws, row + 1, 0, dist, {"low": "g", "base": "g", "high": "g"})
+    ws.write_string(
+        row - 1,
+        0,
+        "uniform, triangular, pert: low and high are bounds; normal, lognormal: the 5th and 95th percentiles.",
+        s("note"),
+    )
+    if prob.correlation is not None:
+        ws.write_string(
+            row, 0, "Rank correlation matrix imposed (data/correlations.csv)", s("section")
         )
-        col_chart.set_size({"width": 620, "height": 320})
-        ws.insert_chart(top, 6, col_chart)
-        s_chart = wb.add_chart({"type": "scatter", "subtype": "straight"})
-        s_chart.add_series(
-            {
-                "name": "cumulative share",
-                "categories": ["Monte Carlo", top + 1, 1, top + n, 1],
-                "values": ["Monte Carlo", top + 1, 4, top + n, 4],
-            }
-        )
-        s_chart.set_title({"name": f"{name}: S-curve (share at or below)"})
-        s_chart.set_legend({"none": True})
-        s_chart.set_y_axis({"num_format": "0%", "max": 1})
-        s_chart.set_x_axis({"num_format": '$#,##0,,,"B"' if key == "mc_hist_npv" else "0"})
-        s_chart.set_size({"width": 620, "height": 320})
-        ws.insert_chart(top, 16, s_chart)
-        row = top + max(n, 16) + 3
-    kept: pd.DataFrame = an["mc_samples"]
-    if len(kept):
+        names = prob.names
+        linked = [
+            j
+            for j in range(len(names))
+            if np.any(np.abs(prob.correlation[j] - np.eye(len(names))[j]) > 0)
+        ]
+        row += 1
+        for jj, j in enumerate(linked, start=1):
+            ws.write_string(row, jj, names[j], s("h"))
+        for ii, i in enumerate(linked, start=1):
+            ws.write_string(row + ii, 0, names[i], s("h"))
+            for jj, j in enumerate(linked, start=1):
+                ws.write_number(row + ii, jj, float(prob.correlation[i, j]), s("num2"))
+        row += len(linked) + 2
+    if mc["unread"]:
         ws.write_string(
             row,
             0,
-            f"The first {len(kept):,} of {an['mc_n']:,} samples (capped; the statistics above use all)",
-            f("bold"),
+            "Not sampled: the model does not read them on these assumptions (EVPPI 0): "
+            + ", ".join(mc["unread"]),
+            s("note"),
         )
-        write_table(ws, f, row + 1, 0, kept, {c: "g" for c in kept.columns})
 
 
-def sobol_sheet(wb, ctx, df: pd.DataFrame) -> None:
-    ws = wb.add_worksheet("Sobol")
-    f = ctx.f
-    sheet_header(
-        ws,
-        f,
-        "Global sensitivity: Sobol indices of NPV (first order S1, total ST, 95% bootstrap intervals)",
-        "Inputs sampled independently from data/sensitivity.csv; sorted by total index.",
+def samples_sheet(book: Book, ws, mc: dict) -> None:
+    """The first samples with their inputs and outputs, on a sheet that does not print."""
+    kept = mc["run"].inputs
+    s = book.styles
+    ws.write_string(
+        0,
+        0,
+        f"The first {len(kept):,} of {mc['n']:,} Monte Carlo samples: inputs by key, then outputs",
+        s("title"),
     )
-    ws.set_column(0, 0, 8)
-    ws.set_column(1, 1, 40)
-    ws.set_column(2, 8, 12)
-    top = 3
-    write_table(
+    ws.write_string(
+        1,
+        0,
+        "Not printed. The statistics use every sample; econ sensitivity montecarlo --samples-csv FILE writes them all.",
+        s("note"),
+    )
+    banner(ws, book, 2, "the Monte Carlo samples")
+    ws.set_column(0, len(kept.columns), 16)
+    for j, c in enumerate(kept.columns):
+        ws.write_string(4, j, c, s("h"))
+    values = kept.to_numpy(float)
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            write_cell(ws, 5 + i, j, values[i, j], s("g"))
+    ws.freeze_panes(5, 0)
+    ws.print_area(0, 0, 2, 6)  # the title only: the rows are for reading on screen
+
+
+def sobol_sheet(book: Book, ws, df: pd.DataFrame) -> None:
+    row = _head(
+        book,
         ws,
-        f,
+        "Global sensitivity: Sobol indices of NPV (first order S1, total ST, 95 % bootstrap intervals)",
+        "Inputs sampled independently from data/sensitivity.csv; sorted by total index.",
+        "the Sobol indices",
+    )
+    ws.set_column(0, 0, 14)
+    ws.set_column(1, 1, 44)
+    ws.set_column(2, 8, 12)
+    ws.set_column(9, 9, 60)
+    top = row
+    _table(
+        book,
+        ws,
         top,
         0,
         df,
         {c: "num2" for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high")},
     )
     n = min(TOP, len(df))
-    chart = wb.add_chart({"type": "bar"})
-    for name, j, color in (("first order S1", 2, "#2E75B6"), ("total ST", 5, "#C00000")):
+    chart = book.wb.add_chart({"type": "bar"})
+    cols = list(df.columns)
+    for name, col, color in (("first order S1", "S1", "#2E75B6"), ("total ST", "ST", "#C00000")):
+        j = cols.index(col)
         chart.add_series(
             {
                 "name": name,
@@ -263,28 +544,27 @@ def sobol_sheet(wb, ctx, df: pd.DataFrame) -> None:
             }
         )
     chart.set_title({"name": "Sobol indices of NPV"})
-    chart.set_y_axis({"reverse": True})
+    chart.set_y_axis({"reverse": True, "num_font": {"size": 8}})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 760, "height": 480})
-    ws.insert_chart(top, 10, chart)
+    ws.insert_chart(top + len(df) + 2, 0, chart)
 
 
-def breakeven_sheet(wb, ctx, df: pd.DataFrame) -> None:
-    ws = wb.add_worksheet("Break-even")
-    f = ctx.f
-    sheet_header(
+def breakeven_sheet(book: Book, ws, df: pd.DataFrame) -> None:
+    row = _head(
+        book,
         ws,
-        f,
         "Break-even: the value of each assumption at which NPV is zero (goal seek)",
-        "Searched over each key's sensitivity range; the others at base. Sorted by how far from base.",
+        "Searched over each key's sensitivity range, the others at base; sorted by how far from base.",
+        "the break-even table",
     )
-    ws.set_column(0, 0, 40)
+    ws.set_column(0, 0, 44)
     ws.set_column(1, 5, 16)
     ws.set_column(6, 6, 100)
-    write_table(
+    _table(
+        book,
         ws,
-        f,
-        3,
+        row,
         0,
         df,
         {

@@ -141,8 +141,8 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         i = pos[p]
         pos[p] += 1
         npts = len(k["x"])
-        A = lambda col: f"'Tables'!{xl_rowcol_to_cell(src, col)}"  # noqa: E731
-        c = lambda col, dr=0: xl_rowcol_to_cell(r_ + dr, col)  # noqa: E731
+        A = lambda col, src=src: f"'Tables'!{xl_rowcol_to_cell(src, col)}"  # noqa: E731
+        c = lambda col, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, col)  # noqa: E731
         write_formula(ws, r_, 0, f"={A(0)}", fid, s("key"))
         write_formula(ws, r_, 1, f"={A(1)}", p, s("key"))
         write_formula(
@@ -484,7 +484,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
             )
         )
         terms.append((k, a_k, d_k, b_k))
-        c = lambda col: xl_rowcol_to_cell(rr, col)  # noqa: E731
+        c = lambda col, rr=rr: xl_rowcol_to_cell(rr, col)  # noqa: E731
         ws.write_string(rr, 0, f"layout {j + 1}", s("label"))
         write_formula(ws, rr, 1, f"=INDEX(constant_stage_multipliers,{j + 1})", mk, s("num2"))
         write_formula(ws, rr, 2, f"=ROUNDUP({c(1)}*phys_k_min,0)", k, s("num"))
@@ -527,7 +527,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
                 s("num"),
             )
         best = 0.0
-        for j, (k, a_k, d_k, b_k) in enumerate(terms):
+        for j, (_k, a_k, d_k, b_k) in enumerate(terms):
             rr = hrow + 1 + j
             ws.write_string(rr, 0, f"layout {j + 1}", s("label"))
             for jj, ms in enumerate(physics.SPEED_MULTIPLIERS):
@@ -646,6 +646,8 @@ def snapshot_block(book: Book, ws, row: int, a: Assumptions, analysis: dict) -> 
 def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) -> None:
     """Throughput against speed per platform: data curve, physics envelope, public speeds."""
     s = book.styles
+    chart_row = row
+    row += 32  # the chart sits above its data
     ws.write_string(row, 0, "Chart data (values of the run)", s("section"))
     row += 1
     top = row
@@ -657,7 +659,7 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
     chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
     r0 = top + 1
     colors = ["#1F4E79", "#C00000", "#548235", "#7030A0", "#BF8F00", "#2E75B6"]
-    for n, ((p, kind), g) in enumerate(curves.groupby(["platform", "curve"], sort=False)):
+    for (p, kind), g in curves.groupby(["platform", "curve"], sort=False):
         k = len(g)
         color = colors[list(a.platforms()).index(p) % len(colors)]
         chart.add_series(
@@ -694,13 +696,11 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
             },
         }
     )
-    for tier in a.tier_ids():
-        pass
     chart.set_title(
         {"name": "Throughput against responsiveness (data curves solid, physics envelopes dashed)"}
     )
-    chart.set_x_axis({"name": "tokens/s per user", "log_base": 10, "min": 5, "max": 10_000})
+    chart.set_x_axis({"name": "tokens/s per user", "log_base": 10, "min": 10, "max": 10_000})
     chart.set_y_axis({"name": "tokens/s per facility MW", "log_base": 10, "min": 1_000})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 900, "height": 560})
-    ws.insert_chart(3, 5, chart)
+    ws.insert_chart(chart_row, 0, chart)

@@ -1043,7 +1043,7 @@ def irr_solver(
     dist = np.minimum(np.abs(np.expm1(IRR_GRID[:-1])), np.abs(np.expm1(IRR_GRID[1:])))
     for j in range(n):
         rr = top + j
-        c = lambda col, dr=0: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
+        c = lambda col, dr=0, rr=rr: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
         ws.write_number(rr, 0, j + 1)
         write_formula(ws, rr, 1, f"=INDEX(constant_irr_grid,{c(0)})", float(IRR_GRID[j]), s("num4"))
         write_formula(ws, rr, 2, f"=SUMPRODUCT({flows},EXP(-{t}*{c(1)}))", float(pv[j]), s("sci"))
@@ -1080,9 +1080,9 @@ def irr_solver(
     steps = trace.lo.size
     for k in range(steps):
         r_ = b0 + k
-        c = lambda cc, dr=0: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
+        c = lambda cc, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
         ws.write_number(r_, 0, k + 1)
-        v = lambda arr: "" if trace.interval is None else float(arr[k])  # noqa: E731
+        v = lambda arr, k=k: "" if trace.interval is None else float(arr[k])  # noqa: E731
         if k == 0:
             lo = f'IF({best}="",0,INDEX({col(1)},{best}))'
             hi = f'IF({best}="",0,INDEX({col(1)},{best}+1))'
@@ -1124,4 +1124,5 @@ def irr_solver(
     root = f'IF({best}="","",IF(({L(5)}>0)=({L(3)}>0),({L(4)}+{L(2)})/2,({L(1)}+{L(4)})/2))'
     write_formula(ws, rr, 1, "=" + root, "" if trace.interval is None else trace.y, s("num4"))
     book.name(name, f"'{tl.sheet}'!$B${rr + 1}")
+    book.name(f"{name}_solver_area", f"'{tl.sheet}'!$A${r0 + 1}:$F${rr + 1}")
     tl.next = rr + 2

@@ -113,7 +113,9 @@ def _input(
 def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     """The scalar inputs and the conventions; returns the counts of changed inputs."""
     s = book.styles
-    ws.write_string(0, 0, "Assumptions: every scalar input of the model, with its source", s("title"))
+    ws.write_string(
+        0, 0, "Assumptions: every scalar input of the model, with its source", s("title")
+    )
     ws.write_string(1, 0, LEGEND, s("note"))
     ws.set_column(0, 0, 40)
     ws.set_column(1, 1, 36, s("key"))
@@ -124,7 +126,17 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     ws.set_column(6, 6, 11)
     changed: list[str] = []
     row = 3
-    for j, h in enumerate(("Input", "Key (defined name: dots as underscores)", "Value", "Unit", "Source", "Note", "Changed since the run")):
+    for j, h in enumerate(
+        (
+            "Input",
+            "Key (defined name: dots as underscores)",
+            "Value",
+            "Unit",
+            "Source",
+            "Note",
+            "Changed since the run",
+        )
+    ):
         ws.write_string(row, j, h, s("h"))
     ws.set_row(row, 30)
     first = row + 1
@@ -142,7 +154,9 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     changed.append(f"COUNTIF({xl_rowcol_to_cell(first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
     row += 2
-    ws.write_string(row, 0, "Conventions (not inputs): the constants the formulas use", s("section"))
+    ws.write_string(
+        row, 0, "Conventions (not inputs): the constants the formulas use", s("section")
+    )
     row += 1
     for j, h in enumerate(("Constant", "Name", "Value", "Unit", "Meaning")):
         ws.write_string(row, j, h, s("h"))
@@ -159,7 +173,12 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     book.cells["inputs_changed_row"] = row
     book.cells["assumptions_print_end"] = row
     row += 2
-    ws.write_string(row, 0, "Candidate layouts, serving speeds and IRR grid (conventions; not printed)", s("section"))
+    ws.write_string(
+        row,
+        0,
+        "Candidate layouts, serving speeds and IRR grid (conventions; not printed)",
+        s("section"),
+    )
     row += 1
     for j, (name, mults) in enumerate(
         (
@@ -179,11 +198,18 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     return changed
 
 
-def tables_sheet(book: Book, ws, run_ws, a: Assumptions, changed: list[str], assumptions_ws) -> None:
+def tables_sheet(
+    book: Book, ws, run_ws, a: Assumptions, changed: list[str], assumptions_ws
+) -> None:
     """Plans, tiers, hardware and frontier: a row per id, a column per field; each cell named
     <table>_<id>_<column>; each column named <table>_<column> for INDEX/MATCH."""
     s = book.styles
-    ws.write_string(0, 0, "Tables: plans, tiers, hardware and the throughput curves, with their sources", s("title"))
+    ws.write_string(
+        0,
+        0,
+        "Tables: plans, tiers, hardware and the throughput curves, with their sources",
+        s("title"),
+    )
     ws.write_string(1, 0, LEGEND, s("note"))
     ws.set_column(0, 0, 16)
     ws.set_column(1, 13, 12)
@@ -194,9 +220,12 @@ def tables_sheet(book: Book, ws, run_ws, a: Assumptions, changed: list[str], ass
     SRC = 14  # source, note and changed at the same columns for every table
     for table in ("plans", "tiers", "hardware", "frontier"):
         spec = TABLES[table]
-        cols = [c for c in spec.columns if c not in OPTIONAL_COLUMNS.get(table, ()) or any(
-            f"{table}.{i}.{c}" in a.values for i in a.tables[table]
-        )]
+        cols = [
+            c
+            for c in spec.columns
+            if c not in OPTIONAL_COLUMNS.get(table, ())
+            or any(f"{table}.{i}.{c}" in a.values for i in a.tables[table])
+        ]
         ids = list(a.tables[table])
         if table == "frontier":  # sorted by platform (hardware.csv order) and speed
             ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
@@ -221,7 +250,16 @@ def tables_sheet(book: Book, ws, run_ws, a: Assumptions, changed: list[str], ass
                 if key not in a.values:  # a blank optional cell: still an input, named
                     _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
                 else:
-                    _input(book, ws, run_ws, row, j, key, a, "=hardware_ids" if c == "platform" else None)
+                    _input(
+                        book,
+                        ws,
+                        run_ws,
+                        row,
+                        j,
+                        key,
+                        a,
+                        "=hardware_ids" if c == "platform" else None,
+                    )
                 cells.append((xl_rowcol_to_cell(row, j), book.inputs[-1][1]))
             e = a.entries[f"{table}.{rid}.{cols[0]}"]
             write_cell(ws, row, SRC, e.source, s("wrap"))
@@ -229,7 +267,9 @@ def tables_sheet(book: Book, ws, run_ws, a: Assumptions, changed: list[str], ass
             fit_row(ws, row, (e.source, 60), (e.note, 40))
             diff = ",".join(f"{c}<>{r}" for c, r in cells)
             ws.write_formula(row, SRC + 2, f"=OR({diff})", s("bool"), False)
-        changed.append(f"COUNTIF('{TABLES_SHEET}'!{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)},TRUE)")
+        changed.append(
+            f"COUNTIF('{TABLES_SHEET}'!{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)},TRUE)"
+        )
         book.name(f"{table}_ids", column_range(TABLES_SHEET, 0, top, row))
         for j, c in enumerate(cols, start=1):
             book.name(f"{table}_{c}", column_range(TABLES_SHEET, j, top, row))

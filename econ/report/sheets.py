@@ -8,6 +8,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from xlsxwriter.utility import xl_rowcol_to_cell
+
 from econ import __version__
 from econ.assumptions import Assumptions
 from econ.headline import report_tables
@@ -15,8 +17,6 @@ from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
 from econ.report.summary import cover_sentences
 from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
-from xlsxwriter.utility import xl_rowcol_to_cell
-
 from econ.report.xl import FIRST_COL, Book, Styles, banner, excel_name, print_setup
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
@@ -104,7 +104,7 @@ def build(
             end = book.cells["assumptions_print_end"]
             print_setup(sheet, book, "wide", area=f"A1:G{end + 1}")
         else:
-            print_setup(sheet, book, "portrait" if name in ("Cover", "Checks") else "wide")
+            print_setup(sheet, book, "narrow" if name in ("Cover", "Checks") else "wide")
     for tl in timelines:
         if tl.breaks:
             ws[tl.sheet].set_h_pagebreaks(tl.breaks)

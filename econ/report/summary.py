@@ -282,3 +282,42 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
         )
     )
     return out
+
+
+def markdown(
+    h: dict[str, Any], analysis: dict[str, Any], pngs, workbook: str, run_time: str
+) -> str:
+    """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
+    body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    if "mc" in analysis:
+        mc = analysis["mc"]
+        st = mc["stats"].set_index(["output", "statistic"])["value"]
+        body.append(
+            f"Monte Carlo ({mc['n']:,} samples): P(payback within the term) "
+            f"{st[('payback_months', 'P(payback <= term)')]:.1%}, P(NPV > 0) "
+            f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
+            f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
+        )
+        body.append(voi_sentence(mc))
+    body += [f"![{p.stem}]({p.name})" for p in pngs]
+    body.append(f"Details: `{workbook}` (run {run_time}).")
+    return "\n\n".join(body) + "\n"
+
+
+def voi_sentence(mc: dict[str, Any]) -> str:
+    """The uncertainty most worth resolving before signing, from the value of information."""
+    ev = mc["evppi"]
+    real = ev[~ev["within_noise"]]
+    if mc["evpi_usd"] <= 0 or real.empty:
+        return (
+            f"Value of information: EVPI {usd(mc['evpi_usd'])}; no single uncertainty's value "
+            "stands out of the estimator's noise."
+        )
+    top = real.iloc[0]
+    return (
+        f"Value of information: perfect information on every input would be worth "
+        f"{usd(mc['evpi_usd'])} (EVPI); the uncertainty most worth resolving before signing is "
+        f"{top['key']} (EVPPI {usd(top['evppi'])}, {top['share_of_evpi']:.0%} of the EVPI)"
+        + (f", then {real.iloc[1]['key']} ({usd(real.iloc[1]['evppi'])})" if len(real) > 1 else "")
+        + "."
+    )

@@ -343,27 +343,24 @@ def _cached(x: Any) -> Any:
     return x
 
 
+WIDE_PRINT_SCALE = 50  # per cent: the widest sheets' columns on a landscape A4 page
 TIMELINE_PRINT_SCALE = 55  # per cent: about 55 rows a landscape A4 page, a year of months across
 
 
 def print_setup(ws, book: Book, kind: str = "wide", area: str | None = None) -> None:
     """Paper, margins, header and footer with the scenario and the run time.
 
-    kind: "timeline" (landscape at a fixed scale: each block of rows one page tall, as many
-    pages across as the months need; the month row and label columns repeat), "wide"
-    (landscape, one page wide) or "portrait" (one page wide)."""
+    kind: "timeline" (each block of rows one page tall, as many pages across as the months
+    need; the month row and label columns repeat), "wide" (the widest sheets' columns on one
+    page across) or "narrow" (two columns of text: the Cover, Checks). Landscape A4."""
     ws.set_paper(9)  # A4
     ws.set_margins(left=0.4, right=0.4, top=0.7, bottom=0.6)
     ws.set_header(f"&L&8econ: {book.scenario}&C&8&A&R&8run {book.run_time}")
     ws.set_footer("&C&8page &P of &N")
-    if kind == "portrait":
-        ws.set_portrait()
-    else:
-        ws.set_landscape()
-    if kind == "timeline":
-        ws.set_print_scale(TIMELINE_PRINT_SCALE)
-    else:
-        ws.fit_to_pages(1, 0)
+    ws.set_landscape()
+    # a fixed scale: "fit to one page wide, any height" is read as one page in all by some
+    # spreadsheet applications, which then shrink a long sheet to nothing
+    ws.set_print_scale({"timeline": TIMELINE_PRINT_SCALE, "wide": WIDE_PRINT_SCALE}.get(kind, 70))
     if area:
         ws.print_area(area)
 

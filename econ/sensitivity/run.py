@@ -14,7 +14,10 @@ from econ.sensitivity import montecarlo, oneway, sobol
 from econ.sensitivity.breakeven import breakeven_table
 from econ.sensitivity.sampling import Problem, ProblemError, Variable, correlation_matrix
 
-OUTPUTS = ["npv", "payback", "irr"]
+# the outputs the analyses report, named as `econ summary --json` names them
+OUTPUTS = ["npv_usd", "payback_months", "irr_annual", "profitability_index"]
+METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
+PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 
 
 def problem_from(a: Assumptions) -> Problem:
@@ -49,22 +52,38 @@ def problem_from(a: Assumptions) -> Problem:
     return Problem(tuple(variables), corr)
 
 
-def model_function(a: Assumptions) -> Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]:
-    """The model as a vectorised function of named parameters -> {npv, payback, irr}."""
+class ModelFunction:
+    """The model as a vectorised function of named parameters -> the OUTPUTS (N,), and with
+    ``paths`` cumulative cash by month (N, H). A class (not a closure) so that worker
+    processes can receive it."""
 
-    def f(params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        r = evaluate(a, params, detail=False)
-        return {"npv": r.npv, "payback": r.payback_months, "irr": r.irr_annual}
+    def __init__(self, a: Assumptions, paths: bool = False):
+        self.a = a
+        self.paths = paths
 
-    return f
+    def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        r = evaluate(self.a, params, detail=False)
+        out = {
+            "npv_usd": r.npv,
+            "payback_months": r.payback_months,
+            "irr_annual": r.irr_annual,
+            "profitability_index": r.profitability_index,
+        }
+        if self.paths:
+            out[PATH] = r.cumulative_cash
+        return out
+
+
+def model_function(a: Assumptions, paths: bool = False) -> ModelFunction:
+    return ModelFunction(a, paths)
 
 
 def tornado(a: Assumptions) -> pd.DataFrame:
     return oneway.tornado(
         model_function(a),
         problem_from(a),
-        OUTPUTS,
-        nan_as={"payback": float(a.values["horizon.months"])},
+        OUTPUTS[:3],
+        nan_as={"payback_months": float(a.values["horizon.months"])},
     )
 
 
@@ -81,7 +100,7 @@ def grids(a: Assumptions) -> pd.DataFrame:
                 base = a.num(k)
                 axes.append(np.linspace(0.5 * base, 1.5 * base, g.points))
         base = {k: a.num(k) for k in (g.key_x, g.key_y)}
-        df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS)
+        df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS[:3])
         df.insert(0, "grid", g.id)
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -94,31 +113,88 @@ def monte_carlo(
     chunk: int = 20_000,
     keep: int = 2_000,
     progress: Callable[[int, int], None] | None = None,
-):
-    """Samples' outputs, the first ``keep`` samples with inputs, and the statistics.
+    workers: int = 1,
+    samples_csv: str | None = None,
+) -> dict:
+    """A Monte Carlo of NPV, payback, IRR and profitability index over sensitivity.csv, and
+    everything reported from it (docs/model.md, section 7).
 
-    Only the uncertain inputs that the payback model reads are sampled: the others
-    (buy side, other platforms' frontiers, agent latency) cannot move NPV,
-    payback or IRR, and drawing them would only cost time.
+    Only the uncertain inputs that the payback model reads are sampled: the others (buy
+    side, agent latency, physics on the data basis) cannot move the outputs, and drawing
+    them would only cost time; the value of information lists them at zero.
+    Returns: "run" (the MonteCarloResult), "stats", "payback_by_month", "convergence",
+    "hist_npv", "hist_payback", "s_npv", "s_payback", "fan", "evpi_usd", "evppi", "n",
+    "problem" (the variables sampled) and "unread" (the keys not sampled).
     """
-    prob = problem_from(a).subset(evaluate(a, detail=False).inputs_read)
-    out, kept = montecarlo.evaluate(
-        model_function(a), prob, samples, seed, OUTPUTS, chunk, keep, progress
+    full = problem_from(a)
+    prob = full.subset(evaluate(a, detail=False).inputs_read)
+    res = montecarlo.run(
+        model_function(a, paths=True),
+        prob,
+        samples,
+        seed,
+        OUTPUTS,
+        paths=(PATH,),
+        chunk=chunk,
+        keep_inputs=keep,
+        progress=progress,
+        workers=workers,
+        samples_csv=samples_csv,
+        voi_output="npv_usd",
     )
-    stats = montecarlo.analyse(out, term=float(a.values["contract.term_months"]))
-    return out, kept, stats
+    out = res.outputs
+    H = int(a.values["horizon.months"])
+    evpi, evppi = res.value_of_information()
+    unread = [v for v in full.names if v not in set(prob.names)]
+    if unread:
+        zeros = pd.DataFrame({"key": unread})
+        for c in evppi.columns:
+            if c != "key":
+                zeros[c] = 0.0 if evppi[c].dtype.kind == "f" else False
+        evppi = pd.concat([evppi, zeros[evppi.columns]], ignore_index=True)
+    return {
+        "run": res,
+        "n": samples,
+        "stats": montecarlo.analyse(
+            out,
+            term=float(a.values["contract.term_months"]),
+            payback="payback_months",
+            npv="npv_usd",
+            rates=("irr_annual",),
+        ),
+        "payback_by_month": montecarlo.payback_by_month(out["payback_months"].to_numpy(), H),
+        "convergence": montecarlo.convergence(out["npv_usd"].to_numpy()),
+        "hist_npv": montecarlo.histogram(out["npv_usd"].to_numpy()),
+        "hist_payback": montecarlo.histogram(out["payback_months"].to_numpy()),
+        "s_npv": montecarlo.s_curve(out["npv_usd"].to_numpy()),
+        "s_payback": montecarlo.s_curve(out["payback_months"].to_numpy()),
+        "fan": res.fans[PATH],
+        "evpi_usd": evpi,
+        "evppi": evppi,
+        "problem": prob,
+        "full_problem": full,
+        "unread": unread,
+    }
 
 
-def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.DataFrame:
+def sobol_indices(
+    a: Assumptions, n: int, seed: int, metric: str = "npv", workers: int = 1
+) -> pd.DataFrame:
     """Sobol indices of every key in sensitivity.csv; keys the payback model does not read are
-    listed with indices of exactly zero instead of being evaluated."""
+    listed with indices of exactly zero instead of being evaluated. No payback counts as the
+    horizon; where no sample pays back, every index is 0 and the note says so."""
     full = problem_from(a)
     prob = full.subset(evaluate(a, detail=False).inputs_read)
     A, B = sobol.sample(prob, n, seed)
-    nan_as = float(a.values["horizon.months"]) if metric == "payback" else None
-    fa, fb, fab = sobol.evaluate(model_function(a), prob, A, B, metric, nan_as=nan_as)
+    output = METRICS.get(metric, metric)
+    nan_as = float(a.values["horizon.months"]) if output == "payback_months" else None
+    fa, fb, fab = sobol.evaluate(
+        model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers
+    )
     df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
     df["note"] = ""
+    if output == "payback_months" and np.all(np.concatenate([fa, fb, fab.ravel()]) == nan_as):
+        df["note"] = "no sample pays back within the horizon: payback does not vary"
     unread = [v for v in full.names if v not in set(prob.names)]
     zeros = pd.DataFrame(
         {"variable": unread, "note": "not read by the payback model: zero by construction"}
@@ -126,7 +202,7 @@ def sobol_indices(a: Assumptions, n: int, seed: int, metric: str = "npv") -> pd.
     for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high"):
         zeros[c] = 0.0
     df = pd.concat([df, zeros[df.columns]], ignore_index=True)
-    df.insert(0, "output", metric)
+    df.insert(0, "output", output)
     return df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -137,18 +213,22 @@ def run_cli(
     seed: int,
     metric: str = "npv",
     progress: Callable[[int, int], None] | None = None,
-    workers: int = 1,  # processes to use (not used yet: the engine runs in this process)
-) -> pd.DataFrame:
+    workers: int = 1,
+    samples_csv: str | None = None,
+) -> pd.DataFrame | dict:
+    """One analysis for the CLI: a table, or (Monte Carlo) the dict of monte_carlo()."""
     problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
         df = tornado(a)
-        return df[df["output"] == metric].reset_index(drop=True)
+        return df[df["output"] == METRICS[metric]].reset_index(drop=True)
     if analysis == "grid":
         return grids(a)
     if analysis == "montecarlo":
-        return monte_carlo(a, samples or 20_000, seed, progress=progress)[2]
+        return monte_carlo(
+            a, samples or 20_000, seed, progress=progress, workers=workers, samples_csv=samples_csv
+        )
     if analysis == "sobol":
-        return sobol_indices(a, samples or 1024, seed, metric)
+        return sobol_indices(a, samples or 1024, seed, metric, workers=workers)
     return breakeven_table(a, "npv" if metric == "npv" else "payback")
 
 
@@ -158,26 +238,24 @@ def report_analysis(
     sobol_n: int,
     seed: int,
     progress: Callable[[int, int], None] | None = None,
-    workers: int = 1,  # processes to use (not used yet: the engine runs in this process)
+    workers: int = 1,
 ) -> tuple[dict, dict]:
     """Everything the analysis sheets show, and the run facts for the Cover."""
     if not a.sensitivity:
         return {}, {"Sensitivity": f"none: {a.data_dir / 'sensitivity.csv'} is missing or empty"}
-    out, kept, stats = monte_carlo(a, samples, seed, progress=progress)
+    mc = monte_carlo(a, samples, seed, progress=progress, workers=workers)
     analysis = {
         "tornado": tornado(a),
         "grids": grids(a),
-        "mc_stats": stats,
-        "mc_hist_npv": montecarlo.histogram(out["npv"].to_numpy()),
-        "mc_hist_payback": montecarlo.histogram(out["payback"].to_numpy()),
-        "mc_samples": kept,
-        "mc_n": samples,
-        "sobol": sobol_indices(a, sobol_n, seed),
+        "mc": mc,
+        "mc_stats": mc["stats"],
+        "sobol": sobol_indices(a, sobol_n, seed, workers=workers),
         "breakeven": breakeven_table(a),
     }
     info = {
         "Seed": seed,
         "Monte Carlo samples": f"{samples:,} (Latin hypercube, Iman-Conover rank correlations)",
-        "Sobol base samples": f"{sobol_n:,} ({sobol_n * (len(a.sensitivity) + 2):,} model evaluations)",
+        "Sobol base samples": f"{sobol_n:,} ({sobol_n * (len(mc['problem'].names) + 2):,} model evaluations)",
+        "Worker processes": workers,
     }
     return analysis, info

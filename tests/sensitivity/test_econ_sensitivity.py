@@ -14,7 +14,7 @@ from econ.sensitivity.breakeven import goal_seek_key
 
 def test_tornado_on_the_model_is_sorted_and_consistent(base):
     df = run.tornado(base)
-    npv = df[df.output == "npv"]
+    npv = df[df.output == "npv_usd"]
     assert (np.diff(npv["swing"].to_numpy()) <= 1e-6).all()
     row = npv.set_index("variable").loc["contract.value_usd"]
     # rent is linear in the contract value: swing = NPV of rent per dollar x range
@@ -56,19 +56,33 @@ def test_goal_seek_rejects_unknown_and_structural_keys(base):
         goal_seek_key(base, "capacity.basis")
 
 
-def test_monte_carlo_on_the_model_is_seeded_and_independent_of_chunk_size(base):
-    out1, _, s1 = run.monte_carlo(base, 5000, seed=9, chunk=700)
-    for chunk in (1000, 5000):
-        out2, _, _ = run.monte_carlo(base, 5000, seed=9, chunk=chunk)
-        pd.testing.assert_frame_equal(out1, out2)  # NPV, payback and IRR to the last bit
-    p = s1.set_index("statistic")["value"]
-    assert 0.0 <= p["P(payback <= term)"] <= 1.0
+def test_monte_carlo_on_the_model_is_the_same_for_any_chunk_size_and_worker_count(base):
+    one = run.monte_carlo(base, 5000, seed=9, chunk=700)
+    for chunk, workers in ((1000, 1), (5000, 1), (700, 2)):
+        other = run.monte_carlo(base, 5000, seed=9, chunk=chunk, workers=workers)
+        pd.testing.assert_frame_equal(one["run"].outputs, other["run"].outputs)  # to the last bit
+        pd.testing.assert_frame_equal(one["fan"], other["fan"])
+        pd.testing.assert_frame_equal(one["evppi"], other["evppi"])
+        assert one["evpi_usd"] == other["evpi_usd"]
+    stats = one["stats"].set_index(["output", "statistic"])["value"]
+    assert 0.0 <= stats[("payback_months", "P(payback <= term)")] <= 1.0
+    assert ("irr_annual", "mean") not in stats.index  # an unbounded rate has no mean
+
+
+def test_the_value_of_information_ranks_the_inputs_that_decide_the_npv(base):
+    mc = run.monte_carlo(base, 20_000, seed=3)
+    ev = mc["evppi"].set_index("key")
+    top = set(ev.index[:2])
+    tornado = run.tornado(base)
+    assert top == set(tornado[tornado.output == "npv_usd"]["variable"].head(2))
+    assert (ev["evppi"] <= mc["evpi_usd"] + 1).all()  # partial information is worth at most perfect
+    assert ev.loc["facility.pue", "evppi"] == 0  # not read by the model on the data basis
 
 
 def test_sobol_and_the_tornado_agree_on_what_decides_the_npv(base):
     df = run.sobol_indices(base, 512, seed=2)
     tornado = run.tornado(base)
-    top = tornado[tornado.output == "npv"]["variable"].head(2)
+    top = tornado[tornado.output == "npv_usd"]["variable"].head(2)
     assert set(df["variable"].head(2)) == set(top)
     no_effect = df.set_index("variable").loc["facility.pue"]
     assert no_effect.ST == 0 and "not read" in no_effect.note  # the buy side does not move the NPV
