@@ -1,7 +1,7 @@
 """Assumption CSVs -> one validated object addressable by dotted keys.
 
 This module is the only reader of ``data/``. Every value of the model is a
-dotted key (MODEL.md section 2):
+dotted key (docs/model.md, section 2):
 
 - a scalar of ``assumptions.csv``: ``contract.value_usd``
 - a cell of a table CSV whose first column is the row id:
@@ -282,7 +282,8 @@ class Entry:
     unit: str
     source: str
     note: str
-    origin: str = "data"  # data | scenario | --set
+    origin: str = "data"  # data | scenario NAME | --set
+    where: str = ""  # for an override: the scenario file and row, or the --set KEY=VALUE
 
 
 @dataclass(frozen=True)
@@ -393,9 +394,6 @@ class Assumptions:
             raise AssumptionError(f"{key} is the id {v!r}, not a number")
         return float(v)
 
-    def numeric_keys(self) -> list[str]:
-        return [k for k, v in self.values.items() if not isinstance(v, str)]
-
     def rows(self, table: str) -> tuple[str, ...]:
         return self.tables[table]
 
@@ -432,10 +430,6 @@ class Assumptions:
 
         return bool(covers(self.frontier_points(platform)[0], speed))
 
-    def source_of(self, key: str) -> Entry:
-        return self.entries[key]
-
-    # -- overrides --------------------------------------------------------
     def with_overrides(
         self, pairs: Iterable[tuple[str, str]], origin: str = "--set"
     ) -> Assumptions:
@@ -453,7 +447,7 @@ class Assumptions:
             if rule is None:  # pragma: no cover - every loaded key has a rule
                 raise AssumptionError(f"{where}: {key!r} has no validation rule")
             values[key] = parse_value(text, rule, where, column="value")
-            entries[key] = replace(entries[key], origin=origin)
+            entries[key] = replace(entries[key], origin=origin, where=where)
             applied.append((key, str(text).strip(), origin))
         new = replace(self, values=values, entries=entries, overrides=tuple(applied))
         _cross_check(new)
@@ -1078,8 +1072,9 @@ def _cell_number(text: str, where: str, column: str) -> float:
 def _loc(a: Assumptions, key: str) -> str:
     """Where a value was set: the file and row, or the scenario / --set that overrode it."""
     e = a.entries[key]
-    src = f"{a.data_dir / e.file} row {e.row}" if e.origin == "data" else e.origin
-    return f"{src}, column {e.column} ({key})"
+    if e.origin == "data":
+        return f"{a.data_dir / e.file} row {e.row}, column {e.column} ({key})"
+    return f"{e.where or e.origin}, column value ({key})"
 
 
 def check_horizon_covers_term(a: Assumptions) -> None:
@@ -1178,10 +1173,12 @@ def check_adoption_sum(a: Assumptions) -> None:
 
 def check_tier_speed_order(a: Assumptions) -> None:
     """Tier speeds rise standard <= fast <= ultrafast."""
-    order = [a.values[f"tiers.{t}.tokens_per_s"] for t in TIER_IDS]
+    keys = [f"tiers.{t}.tokens_per_s" for t in TIER_IDS]
+    order = [a.values[k] for k in keys]
     if not order[0] <= order[1] <= order[2]:
+        changed = [k for k in keys if a.entries[k].origin != "data"]  # name what was set, if any
         raise AssumptionError(
-            f"{_loc(a, 'tiers.fast.tokens_per_s')}: tier speeds must rise standard <= fast <= "
+            f"{_loc(a, (changed or keys[1:2])[-1])}: tier speeds must rise standard <= fast <= "
             f"ultrafast; found {order[0]:g}, {order[1]:g}, {order[2]:g}"
         )
 

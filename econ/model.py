@@ -27,7 +27,7 @@ from econ.assumptions import (
 from econ.compute import capacity as cap
 from econ.compute import cost, physics
 from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
-from econ.payback import annualise, irr, payback_time_major, running_last_negative, terminal_value
+from econ.payback import annualise, irr, payback_month, running_last_negative, terminal_value
 from econ.revenue import conversion, quota
 from econ.revenue import revenue as rev
 
@@ -433,8 +433,8 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> 
         npv_at_term=np.where(in_term, disc, 0.0).sum(axis=0),
         terminal_value=np.broadcast_to(tv, npv.shape),
         irr_annual=annualise(irr(np.ascontiguousarray(flows.T))),
-        payback_months=payback_time_major(cf, k),
-        discounted_payback_months=payback_time_major(disc),
+        payback_months=payback_month(cf.T, k.T),
+        discounted_payback_months=payback_month(disc.T),
         shortfall=np.maximum(0.0, -k[-1]),
         rent_npv=rent_npv,
         profitability_index=pi,
@@ -729,22 +729,6 @@ def _check_results(p: Params, dem: Demand, ado: Adoption, cash: Cash) -> None:
             + (f": inputs too large ({culprits})" if culprits else ": an input overflowed")
             + "; expected inputs whose results fit in a double"
         )
-
-
-def metric(a: Assumptions, overrides: Mapping[str, ArrayLike], name: str) -> Array:
-    """One headline metric of N scenarios: npv, payback, irr, discounted_payback,
-    or cumulative_at_term (cumulative cash at the end of the contract)."""
-    r = evaluate(a, overrides, detail=False)
-    if name == "cumulative_at_term":
-        term = Params(a, overrides)("contract.term_months")
-        upto = r.months[None, :] <= np.broadcast_to(term, (r.n,))[:, None]
-        return np.where(upto, r.net_cash_flow, 0.0).sum(axis=1)
-    return {
-        "npv": r.npv,
-        "payback": r.payback_months,
-        "irr": r.irr_annual,
-        "discounted_payback": r.discounted_payback_months,
-    }[name]
 
 
 def simple_breakeven(a: Assumptions) -> dict[str, float]:

@@ -19,47 +19,22 @@ from scipy.optimize import brentq
 Array = NDArray[np.float64]
 
 
-def npv(rate: ArrayLike, flows: ArrayLike) -> Array:
-    """Net present value of flows at the END of periods 1..n, like Excel's NPV.
-
-    Parameters
-    ----------
-    rate : per-period rate, scalar or (N,).
-    flows : (n,) or (N, n).
-
-    Excel's NPV(10%, -10000, 3000, 4200, 6800) = 1188.44 uses this timing;
-    numpy-financial's ``npv`` discounts its first value at t = 0 instead.
-    """
-    f = np.atleast_2d(np.asarray(flows, float))
-    r = np.atleast_1d(np.asarray(rate, float))[:, None]
-    t = np.arange(1, f.shape[1] + 1)
-    out = (f * (1 + r) ** (-t)).sum(axis=1)
-    return out if np.ndim(flows) > 1 or np.ndim(rate) > 0 else out[0]
-
-
-def payback_month(flows: ArrayLike) -> Array:
+def payback_month(flows: ArrayLike, cumulative: ArrayLike | None = None) -> Array:
     """Payback month as the lasting recovery (docs/model.md, section 6), shape (N,).
 
     With K the cumulative sum of ``flows`` (N, H) (K_0 = 0): 0 where K_t >= 0 in every month;
     NaN where K_H < 0 (cumulative cash ends short); otherwise, with L the last month with
     K_L < 0, the interpolated crossing L + (-K_L) / CF_(L+1). A path that recovers, dips
     again and ends short has no payback; one that dips after its first recovery but ends
-    recovered pays back at its last crossing.
+    recovered pays back at its last crossing. ``cumulative`` is K where already computed.
+    Computed with months down (the transposes are views of the model's time-major arrays).
     """
-    return payback_time_major(np.atleast_2d(np.asarray(flows, float)).T)
-
-
-def running_last_negative(k: Array, t: Array) -> Array:
-    """L_t: the last month up to t in which cumulative cash K is below zero (0 if none yet),
-    time-major (H, N); ``t`` holds the month numbers (H,). Payback uses L_H."""
-    return np.maximum.accumulate(np.where(k < 0, t[:, None], 0.0), axis=0)
-
-
-def payback_time_major(f: Array, k: Array | None = None) -> Array:
-    """payback_month for time-major flows (H, N); ``k`` is their cumulative sum if known.
-
-    With L = L_H, the last month with K_L < 0: payback = L + (-K_L) / CF_(L+1)."""
-    k = np.cumsum(f, axis=0) if k is None else k
+    f = np.atleast_2d(np.asarray(flows, float)).T
+    k = (
+        np.cumsum(f, axis=0)
+        if cumulative is None
+        else np.atleast_2d(np.asarray(cumulative, float)).T
+    )
     h, n = k.shape
     neg = k < 0
     last = h - 1 - np.argmax(neg[::-1], axis=0)  # 0-based index of the last K_t < 0
@@ -70,9 +45,10 @@ def payback_time_major(f: Array, k: Array | None = None) -> Array:
     return np.where(~neg.any(axis=0), 0.0, np.where(k[-1] < 0, np.nan, crossing))
 
 
-def shortfall(flows: ArrayLike) -> Array:
-    """How far cumulative cash is below zero at the horizon [USD]; 0 where it is not."""
-    return np.maximum(0.0, -np.atleast_2d(np.asarray(flows, float)).sum(axis=1))
+def running_last_negative(k: Array, t: Array) -> Array:
+    """L_t: the last month up to t in which cumulative cash K is below zero (0 if none yet),
+    time-major (H, N); ``t`` holds the month numbers (H,). Payback uses L_H."""
+    return np.maximum.accumulate(np.where(k < 0, t[:, None], 0.0), axis=0)
 
 
 def terminal_value(

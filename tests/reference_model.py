@@ -1,9 +1,9 @@
-"""A plain, scalar, one-scenario implementation of MODEL.md (version 2).
+"""A plain, scalar, one-scenario implementation of the model specification (version 2; docs/model.md).
 
 Written straight from the specification with the standard library only (math,
 statistics.NormalDist); the data frontier's PCHIP (3.1) is built here with the
 formulas of scipy's PchipInterpolator (the tests check the two agree). It shares
-no code with econ. Inputs are {dotted key: value} for one scenario (MODEL.md
+no code with econ. Inputs are {dotted key: value} for one scenario (docs/model.md,
 section 2); outputs are plain floats and lists (None where a figure is undefined).
 """
 

@@ -1,4 +1,4 @@
-"""Recalculate a workbook in headless LibreOffice (WORKBOOK.md: 'Verifying in a real spreadsheet')."""
+"""Recalculate or print a workbook in headless LibreOffice (docs/model.md, section 8)."""
 
 from __future__ import annotations
 

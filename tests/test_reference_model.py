@@ -1,4 +1,4 @@
-"""Hand-worked checks of the reference model itself (MODEL.md version 2), independent of econ."""
+"""Hand-worked checks of the reference model itself (the specification, version 2), independent of econ."""
 
 from __future__ import annotations
 

@@ -49,13 +49,6 @@ def envelope(a: Assumptions, platform: str, speed: float, model=None) -> physics
     return physics.Envelope(*(np.atleast_1d(x) for x in env.__dict__.values()))
 
 
-def basis_throughput(a: Assumptions, platform: str, speed: float) -> float:
-    """Thr*_p(s): the curve capacity.basis says feeds the money."""
-    if a.values["capacity.basis"] == "physics":
-        return float(envelope(a, platform, speed).throughput[0])
-    return data_throughput(a, platform, speed)
-
-
 def _months(a: Assumptions) -> tuple[np.ndarray, np.ndarray, float]:
     H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
@@ -108,11 +101,15 @@ def rent_flows(a: Assumptions) -> np.ndarray:
 
 
 def rent_per_mw_month(a: Assumptions, platform: str) -> float | None:
-    """Rent per facility MW-month: the contract's per delivered MW-month for the contract
-    platform, hourly rent for a platform that has a rate, None otherwise."""
+    """Rent per facility MW-month, levelised like buying (NPV / sum MW_t d_t): the contract's
+    for the contract platform (value / sum MW_t when paid as delivered), the hourly rent for a
+    platform that has a rate, None otherwise."""
     if platform == a.values["contract.platform"]:
         _, share, _ = _months(a)
-        return a.num("contract.value_usd") / float((a.num("contract.mw") * share).sum())
+        npv = float((rent_flows(a) * _discount(a)).sum())
+        return float(
+            cost.per_delivered_mw_month(npv, a.num("contract.mw") * share, _discount(a))[0]
+        )
     rate = a.get(f"hardware.{platform}.rent_usd_per_hour")
     if rate is None:
         return None

@@ -423,16 +423,18 @@ def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
         row0(r.tokens_served),
         "tok_t",
     )
-    util = np.where(np.isnan(r.utilization[0]), 0.0, r.utilization[0])
+    util = pad_months(r.utilization[0])
+    util[r.utilization.shape[1] + 1 :] = np.nan  # no MW online beyond the horizon either
+    util[0] = np.nan
     tl.row(
         "util",
-        "Average utilisation of the contract (0 with no MW online)",
+        "Average utilisation of the contract (blank with no MW online)",
         "share",
         lambda k: (
             f"IF({R('mw', k)}>0,IF({R('streams', k)}>0,({R('api_streams', k)}+{R('sub_streams', k)})/({pta}*{R('streams', k)}),0)"
-            f"+IF({R('mw', k)}*thr_standard>0,{R('backfill', k)}/({R('mw', k)}*thr_standard*{SPM}),0),0)"
+            f'+IF({R("mw", k)}*thr_standard>0,{R("backfill", k)}/({R("mw", k)}*thr_standard*{SPM}),0),"")'
         ),
-        pad_months(util),
+        util,
         "pct",
     )
     return tl
@@ -1063,12 +1065,15 @@ def irr_solver(
     col = lambda k: f"'{tl.sheet}'!${chr(ord('A') + k)}${top + 1}:${chr(ord('A') + k)}${top + n}"  # noqa: E731
     rr = top + n + 1
     best_cached = "" if trace.interval is None else trace.interval + 1
-    ws.write_string(rr, 0, "interval nearest zero (blank: no root)", s("bold"))
+    ws.write_string(
+        rr, 0, "interval nearest zero (blank: no root, or flows of one sign)", s("bold")
+    )
     write_formula(
         ws,
         rr,
         1,
-        f'=IF(COUNT({col(4)})=0,"",MATCH(MIN({col(4)}),{col(4)},0))',
+        f'=IF(OR(COUNTIF({flows},">0")=0,COUNTIF({flows},"<0")=0,COUNT({col(4)})=0),"",'
+        f"MATCH(MIN({col(4)}),{col(4)},0))",
         best_cached,
         s("num"),
     )

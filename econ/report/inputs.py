@@ -75,6 +75,19 @@ CONVENTIONS = (
 )
 
 
+# Inputs econ uses but the live sheets do not (the capacity table's cost per token, the audit
+# of frontier points measured on another model): styled "rerun econ after changing".
+ECON_ONLY_KEYS = frozenset({"capacity.average_utilization"})
+ECON_ONLY_COLUMNS = frozenset(
+    {"rent_usd_per_hour", "model_params", "model_active_share", "model_bytes_per_param"}
+)
+
+
+def drives_live_sheets(key: str) -> bool:
+    """Whether an input feeds the workbook's live formulas (else: rerun econ after changing)."""
+    return key not in ECON_ONLY_KEYS and key.split(".")[-1] not in ECON_ONLY_COLUMNS
+
+
 def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
     """The run's value of an input at the same address on its hidden mirror sheet."""
     write_cell(run_ws, row, col, value)
@@ -95,7 +108,7 @@ def _input(
         if isinstance(value, str)
         else format_for_unit(unit, None if value is None else float(value))
     )
-    write_cell(ws, row, col, value, s(fmt, "input"))
+    write_cell(ws, row, col, value, s(fmt, "input" if drives_live_sheets(key) else "rerun"))
     cell = xl_rowcol_to_cell(row, col)
     book.name(excel_name(key), absolute(ws.name, row, col))
     if rule is not None:
@@ -300,7 +313,7 @@ LEGEND = (
 def _blank_input(book: Book, ws, run_ws, row: int, col: int, key: str, rule) -> None:
     """A blank optional input (a platform rented by the hour only, a link that does not limit)."""
     s = book.styles
-    ws.write_blank(row, col, None, s("g", "input"))
+    ws.write_blank(row, col, None, s("g", "input" if drives_live_sheets(key) else "rerun"))
     book.name(excel_name(key), absolute(ws.name, row, col))
     cell = xl_rowcol_to_cell(row, col)
     v = validation_for(rule, rule.unit, label(key))

@@ -1,12 +1,11 @@
 """The workbook payback_analysis.xlsx, in FAST order: Cover, Assumptions, Capacity, Costs,
 Revenue, Payback, the analysis sheets, Checks (and a hidden Run sheet with the inputs' values
-in the econ run). docs/workbook.md describes what is live and what is a snapshot."""
+in the econ run). docs/model.md, section 8, says what is live and what is a snapshot."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
@@ -21,13 +20,6 @@ from econ.report.xl import FIRST_COL, Book, Styles, banner, excel_name, print_se
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
 CHANGED_FLAG = "'Checks'!$C$3"  # where the "inputs changed since the run" flag lives
-
-
-def tables_for(a: Assumptions) -> dict[str, Any]:
-    """Kept for callers that ask for the compute tables without a headline."""
-    from econ.headline import headline
-
-    return report_tables(a, headline(a))
 
 
 def sheet_order(analysis: dict) -> list[str]:

@@ -1,4 +1,4 @@
-"""Building blocks of the workbook (docs/workbook.md): styles by unit, defined names, the one
+"""Building blocks of the workbook (docs/model.md, section 8): styles by unit, defined names, the one
 timeline of months 0..120, data validation, print set-up, banners.
 
 Every cell the sheets write through these helpers is either an input (named after its

@@ -31,11 +31,6 @@ def log_token_efficiency(gain_annual: ArrayLike, t: ArrayLike) -> Array:
     return (np.asarray(t, float) - 1.0) / 12.0 * np.log1p(-np.asarray(gain_annual, float))
 
 
-def token_efficiency(gain_annual: ArrayLike, t: ArrayLike) -> Array:
-    """e_t = (1 - gain)^((t - 1) / 12) [-]."""
-    return np.exp(log_token_efficiency(gain_annual, t))
-
-
 def log_quota_over_median(
     quota: ArrayLike,
     usage_multiplier: ArrayLike,

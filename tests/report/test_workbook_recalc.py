@@ -5,6 +5,7 @@ recompute NPV, payback and IRR as econ does for the same --set, its checks hold,
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -138,10 +139,31 @@ def test_every_input_is_named_validated_and_styled(report, base):
     for ws in wb.worksheets:
         for dv in ws.data_validations.dataValidation:
             validated.setdefault(ws.title, set()).update(str(r) for r in dv.sqref.ranges)
+    text = "\n".join(
+        f"{ws.title}!{c.value}"
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    )
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    direct = set(re.findall(r"'Tables'!\$?([A-Z]+\$?\d+)", text))
     for key in base.values:
         cell = named_cell(wb, excel_name(key))
         assert cell.coordinate in validated[cell.parent.title], key
-        assert cell.fill.fgColor.rgb.endswith("FFF2CC"), key  # the input style
+        column = key.split(".")[2] if key.count(".") == 2 else ""
+        used = (
+            excel_name(key) in names
+            or (
+                cell.parent.title == "Tables"
+                and cell.coordinate in {d.replace("$", "") for d in direct}
+            )
+            or (column and f"{key.split('.')[0]}_{column}" in names)
+        )
+        # an input either drives the live sheets (the input style) or says it does not
+        # ("econ input: rerun econ after changing", purple on grey)
+        style = cell.fill.fgColor.rgb
+        assert style.endswith("FFF2CC" if used else "EDEDED"), (key, style)
     for name in (
         "npv_usd",
         "npv_without_terminal_value_usd",

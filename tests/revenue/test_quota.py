@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -47,8 +48,10 @@ def test_log_quota_over_median():
 
 def test_speed_factor_and_token_efficiency():
     assert float(quota.speed_factor(750, 54, 0.3)) == pytest.approx((750 / 54) ** 0.3, rel=1e-14)
-    assert float(quota.token_efficiency(0.15, 13)) == pytest.approx(0.85, rel=1e-14)  # a year on
-    assert float(quota.token_efficiency(0.15, 1)) == 1.0
+    assert np.exp(quota.log_token_efficiency(0.15, 13)) == pytest.approx(
+        0.85, rel=1e-14
+    )  # a year on
+    assert float(quota.log_token_efficiency(0.15, 1)) == 0.0
 
 
 def test_plan_cap_hit_weights_tiers_by_adoption():

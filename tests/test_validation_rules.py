@@ -1,0 +1,116 @@
+"""Each consistency rule of the data (econ.assumptions.CROSS_CHECKS) is one named function, and
+each has a case here that breaks it and checks its message: a new rule needs a new case."""
+
+from __future__ import annotations
+
+import pytest
+
+from econ.assumptions import CROSS_CHECKS, AssumptionError, load
+
+CASES = {
+    "check_horizon_covers_term": [
+        (
+            "assumptions.csv",
+            "horizon.months,60",
+            "horizon.months,24",
+            r"horizon\.months\): 24 is shorter than the contract term 30",
+        ),
+    ],
+    "check_contract_platform_known": [
+        (
+            "assumptions.csv",
+            "contract.platform,wse3",
+            "contract.platform,tpu",
+            r"'tpu' is not in hardware\.csv; expected one of b300, wse3, h100, groq_lpu",
+        ),
+    ],
+    "check_frontier_platforms_known": [
+        (
+            "frontier.csv",
+            "h100_20,h100,",
+            "h100_20,h200,",
+            r"frontier\.h100_20\.platform\): 'h200' is not in hardware\.csv",
+        ),
+    ],
+    "check_frontier_points": [
+        (
+            "frontier.csv",
+            "wse3_1500,wse3,1500,",
+            "wse3_1500,wse3,750,",
+            r"platform 'wse3' has two points at 750 tokens/s/user \(wse3_750 and wse3_1500\)",
+        ),
+        ("frontier.csv", "groq_lpu_134,groq_lpu,", "", None),  # a platform left without points
+    ],
+    "check_frontier_monotone": [
+        (
+            "frontier.csv",
+            "wse3_1500,wse3,1500,250000",
+            "wse3_1500,wse3,1500,500000",
+            r"500000 tokens/s/MW at 1500 tokens/s/user is more than",
+        ),
+    ],
+    "check_contract_curve_covers_tiers": [
+        (
+            "tiers.csv",
+            "ultrafast,750,",
+            "ultrafast,2000,",
+            r"2000 tokens/s is outside the frontier of the contract platform 'wse3' \(54 to 1500",
+        ),
+        (
+            "tiers.csv",
+            "standard,54,",
+            "standard,40,",
+            r"tiers\.standard\.tokens_per_s\): 40 tokens/s is outside the frontier",
+        ),
+    ],
+    "check_adoption_sum": [
+        (
+            "tiers.csv",
+            "fast,134,2,0.20",
+            "fast,134,2,0.90",
+            r"fast \(0\.9\) plus ultrafast \(0\.15\) adoption exceeds 1",
+        ),
+    ],
+    "check_tier_speed_order": [
+        (
+            "tiers.csv",
+            "fast,134,",
+            "fast,800,",
+            r"tier speeds must rise standard <= fast <= ultrafast; found 54, 800, 750",
+        ),
+    ],
+}
+
+
+def test_every_rule_has_a_case():
+    assert [rule.__name__ for rule in CROSS_CHECKS] == list(CASES)
+
+
+def _cases():
+    for rule, cases in CASES.items():
+        for i, case in enumerate(cases):
+            yield pytest.param(rule, *case, id=f"{rule}-{i}")
+
+
+@pytest.mark.parametrize(("rule", "file", "old", "new", "message"), list(_cases()))
+def test_each_rule_refuses_with_its_message(data_copy, rule, file, old, new, message):
+    p = data_copy / file
+    text = p.read_text()
+    assert old in text, f"fixture text {old!r} not in {file}"
+    if message is None:  # every groq_lpu point removed: the platform has none left
+        text = "".join(
+            line for line in text.splitlines(keepends=True) if not line.startswith("groq_lpu_")
+        )
+        old = new = ""
+        message = r"platform 'groq_lpu' has no frontier point"
+    p.write_text(text.replace(old, new, 1) if old else text)
+    with pytest.raises(AssumptionError, match=message) as exc:
+        load(data_copy)
+    assert "\n" not in str(exc.value)
+
+
+def test_the_rule_names_what_was_set(base):
+    with pytest.raises(
+        AssumptionError, match=r"--set tiers\.ultrafast\.tokens_per_s=100.*tier speeds must rise"
+    ):
+        base.with_overrides([("tiers.ultrafast.tokens_per_s", "100")])
