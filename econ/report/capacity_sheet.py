@@ -647,7 +647,8 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
     """Throughput against speed per platform: data curve, physics envelope, public speeds."""
     s = book.styles
     chart_row = row
-    row += 32  # the chart sits above its data
+    row += 32  # the chart sits above its data, which does not print
+    book.cells["capacity_print_end"] = row - 1
     ws.write_string(row, 0, "Chart data (values of the run)", s("section"))
     row += 1
     top = row
@@ -696,6 +697,25 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
             },
         }
     )
+    # the tier speeds as vertical lines (two points each)
+    trow = srow + len(speeds) + 1
+    ws.write_string(trow, 0, "Tier speeds (vertical lines)", s("bold"))
+    for i, tier in enumerate(a.tier_ids()):
+        r_ = trow + 1 + 2 * i
+        speed = a.num(f"tiers.{tier}.tokens_per_s")
+        for j, y in enumerate((1_000.0, 1e7)):
+            write_cell(ws, r_ + j, 0, tier)
+            write_cell(ws, r_ + j, 2, speed)
+            write_cell(ws, r_ + j, 3, y)
+        chart.add_series(
+            {
+                "name": f"{tier} tier",
+                "categories": [SHEET, r_, 2, r_ + 1, 2],
+                "values": [SHEET, r_, 3, r_ + 1, 3],
+                "line": {"color": "#7F7F7F", "width": 0.75, "dash_type": "round_dot"},
+                "marker": {"type": "none"},
+            }
+        )
     chart.set_title(
         {"name": "Throughput against responsiveness (data curves solid, physics envelopes dashed)"}
     )

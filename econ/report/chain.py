@@ -657,9 +657,9 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
     y_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
     tl.scalar(
         "lessor_yield_annual",
-        "The lessor's yield (blank: none; solved below the print area)",
+        "The lessor's yield: IRR() from the root the solver below the print area brackets (blank: none)",
         "1/yr",
-        'IF(lessor_irr_root="","",EXP(constant_months_per_year*lessor_irr_root)-1)',
+        f'IF(lessor_irr_root="","",(1+IRR({span("owner", 0)},EXP(lessor_irr_root)-1))^constant_months_per_year-1)',
         y_cached,
         "pct",
     )
@@ -919,9 +919,9 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     irr_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
     tl.scalar(
         "irr_annual",
-        "IRR, annualised (blank: none; solved below the print area)",
+        "IRR, annualised: IRR() from the root the solver below the print area brackets (blank: none)",
         "1/yr",
-        'IF(irr_root="","",EXP(constant_months_per_year*irr_root)-1)',
+        f'IF(irr_root="","",(1+IRR({span("irr_flows")},EXP(irr_root)-1))^constant_months_per_year-1)',
         irr_cached,
         "pct",
     )

@@ -95,6 +95,8 @@ def build(
         elif name == "Assumptions":
             end = book.cells["assumptions_print_end"]
             print_setup(sheet, book, "wide", area=f"A1:G{end + 1}")
+        elif name == "Capacity":
+            print_setup(sheet, book, "wide", area=f"A1:W{book.cells['capacity_print_end'] + 1}")
         else:
             print_setup(sheet, book, "narrow" if name in ("Cover", "Checks") else "wide")
     for tl in timelines:
