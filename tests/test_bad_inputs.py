@@ -6,6 +6,10 @@ append a ``Case`` to the list of its kind; ``make`` edits the copy of the data (
 the output folder (``p.out``, which holds a report written by econ) before the command runs.
 In the command, ``{data}``, ``{out}`` and ``{tmp}`` stand for those folders.
 
+A case that econ does not refuse cleanly yet carries ``xfail``, the reason: it runs as a strict
+expected failure, so that the fix turns it into a case that must pass (remove ``xfail`` then).
+The regex of such a case is what the refusal should say.
+
 At the end, a hypothesis fuzzer feeds random bytes and random mutations of the bundled CSVs
 to econ.load: a clean load or an AssumptionError, never another exception.
 """
@@ -18,6 +22,7 @@ import io
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +53,7 @@ class Case:
     argv: tuple[str, ...]
     message: str  # re.search on the one error line
     make: Callable[[Paths], None] | None = None
+    xfail: str | None = None  # why econ does not refuse it cleanly yet (a strict xfail)
 
 
 # ---------------------------------------------------------------------------
@@ -75,8 +81,16 @@ def sensitivity(analysis: str, *extra: str) -> tuple[str, ...]:
     return ("sensitivity", analysis, "--data", "{data}", *extra)
 
 
-def goal_seek(*extra: str) -> tuple[str, ...]:
-    return ("goal-seek", "contract.value_usd", "--data", "{data}", *extra)
+def goal_seek(*extra: str, key: str = "contract.value_usd") -> tuple[str, ...]:
+    return ("goal-seek", key, "--data", "{data}", *extra)
+
+
+def capacity(*extra: str) -> tuple[str, ...]:
+    return ("capacity", "--data", "{data}", *extra)
+
+
+def init(folder: str, *extra: str) -> tuple[str, ...]:
+    return ("init", folder, *extra)
 
 
 # ---------------------------------------------------------------------------
@@ -198,6 +212,66 @@ def replace_report_folder(kind: str) -> Callable[[Paths], None]:
     return make
 
 
+def _rows(path: Path) -> list[list[str]]:
+    return [r for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")) if r]
+
+
+def _write_rows(path: Path, rows: list[list[str]]) -> None:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8", newline="")
+
+
+def cell(name: str, row_id: str, column: str, value: str) -> Callable[[Paths], None]:
+    """Set one cell of data file ``name``: the row whose first cell is ``row_id`` (an id, or a
+    key of assumptions.csv), the column named ``column``."""
+
+    def make(p: Paths) -> None:
+        path = p.data / name
+        rows = _rows(path)
+        j = rows[0].index(column)
+        hits = [r for r in rows[1:] if r[0] == row_id]
+        assert len(hits) == 1, f"fixture row {row_id!r} not once in {name}"
+        hits[0][j] = value
+        _write_rows(path, rows)
+
+    return make
+
+
+def drop_row(name: str, row_id: str) -> Callable[[Paths], None]:
+    """Delete the row whose first cell is ``row_id`` from data file ``name``."""
+
+    def make(p: Paths) -> None:
+        path = p.data / name
+        rows = _rows(path)
+        kept = [r for r in rows if r[0] != row_id]
+        assert len(kept) == len(rows) - 1, f"fixture row {row_id!r} not once in {name}"
+        _write_rows(path, kept)
+
+    return make
+
+
+def scenario(name: str, *rows: str) -> Callable[[Paths], None]:
+    """A scenario file data/scenarios/NAME.csv with the given key,value,note rows."""
+    return write(f"scenarios/{name}.csv", "key,value,note\n" + "".join(r + "\n" for r in rows))
+
+
+def full_device(name: str) -> Callable[[Paths], None]:
+    """A device like /dev/full at p.tmp/name: every write fails with ENOSPC.
+
+    Not /dev/full itself: run as root, a program that writes a temporary file beside the
+    target and renames it into place would replace the system's device node.
+    """
+
+    def make(p: Paths) -> None:
+        try:
+            os.mknod(p.tmp / name, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        except OSError as exc:
+            pytest.skip(f"cannot make a device node here ({exc.strerror})")
+
+    return make
+
+
 def both(*makes: Callable[[Paths], None]) -> Callable[[Paths], None]:
     def make(p: Paths) -> None:
         for m in makes:
@@ -278,6 +352,51 @@ SCENARIO_NAMES = [
         r"\(the mode\) lies outside \[2, 6\]",
         write("scenarios/steep.csv", "key,value,note\ntiers.ultrafast.usage_multiplier,8,\n"),
     ),
+    Case(
+        "capacity-scenario-parent-path",
+        capacity("--scenario", "../x"),
+        r"--scenario \.\./x: not a scenario name; expected 1 to 64 letters, digits, _ or -",
+    ),
+    Case(
+        "goal-seek-scenario-absolute-path",
+        goal_seek("--scenario", "/etc/x"),
+        r"--scenario /etc/x: not a scenario name",
+    ),
+    Case(
+        "tornado-scenario-with-slash",
+        sensitivity("tornado", "--scenario", "a/b"),
+        r"--scenario a/b: not a scenario name",
+    ),
+    Case(
+        "montecarlo-scenario-backslash-path",
+        sensitivity("montecarlo", "--samples", "50", "--scenario", "..\\x"),
+        r"--scenario \.\.\\x: not a scenario name",
+    ),
+    Case(
+        "scenario-value-of-the-wrong-kind",
+        capacity("--scenario", "kind"),
+        r'scenarios/kind\.csv row 2, column value: "fast"; expected one of data, physics',
+        scenario("kind", "capacity.basis,fast,"),
+    ),
+    Case(
+        "scenario-probability-above-a-half",
+        summary("--scenario", "eager"),
+        r"scenarios/eager\.csv row 3, column value: 0\.6 is out of range; expected a number in "
+        r"\[0, 0\.5\] \[1/month\]",
+        scenario("eager", "contract.mw,700,", "conversion.plus_to_pro_base_monthly,0.6,"),
+    ),
+    Case(
+        "scenario-empty-value",
+        sensitivity("breakeven", "--scenario", "blank"),
+        r'scenarios/blank\.csv row 2, column value: "" is not a number',
+        scenario("blank", "contract.mw,,"),
+    ),
+    Case(
+        "scenario-without-a-value-column",
+        validate(),
+        r"scenarios/cols\.csv row 1: missing column\(s\) value; found key, val",
+        write("scenarios/cols.csv", "key,val\ncontract.mw,700\n"),
+    ),
 ]
 
 NUMBERS = [
@@ -336,6 +455,81 @@ NUMBERS = [
     Case("goal-seek-low-nan", goal_seek("--low", "nan"), r"--low nan: not finite"),
     Case("goal-seek-high-inf", goal_seek("--high", "inf"), r"--high inf: not finite"),
     Case("goal-seek-low-text", goal_seek("--low", "cheap"), r"--low cheap: not a number"),
+    Case(
+        "montecarlo-workers-zero",
+        sensitivity("montecarlo", "--samples", "50", "--workers", "0"),
+        r"--workers 0: out of range; expected a whole number from 1 to 256",
+    ),
+    Case("sobol-workers-zero", sensitivity("sobol", "--workers", "0"), r"--workers 0: out of"),
+    Case(
+        "breakeven-workers-negative", sensitivity("breakeven", "--workers", "-1"), r"--workers -1"
+    ),
+    Case(
+        "montecarlo-seed-2**32",
+        sensitivity("montecarlo", "--seed", "4294967296"),
+        r"--seed 4294967296: out of range; expected a whole number from 0 to 4,294,967,295",
+    ),
+    Case(
+        "montecarlo-samples-fraction",
+        sensitivity("montecarlo", "--samples", "1.5"),
+        r"--samples 1\.5: not a whole number",
+    ),
+    Case(
+        "sensitivity-metric-unknown",
+        sensitivity("tornado", "--metric", "irr"),
+        r"--metric invalid choice: 'irr' \(choose from 'npv', 'payback'\)",
+    ),
+    Case(
+        "sensitivity-analysis-unknown",
+        sensitivity("sweep"),
+        r"invalid choice: 'sweep' \(choose from 'tornado', 'grid', 'montecarlo', 'sobol', 'breakeven'\)",
+    ),
+    Case(
+        "goal-seek-target-unknown",
+        goal_seek("--target", "irr"),
+        r"--target invalid choice: 'irr' \(choose from 'npv', 'payback'\)",
+    ),
+    Case(
+        "goal-seek-low-above-high",
+        goal_seek("--low", "5", "--high", "1"),
+        r"goal seek contract\.value_usd: empty search range \[5, 1\]",
+    ),
+    Case(
+        "goal-seek-range-outside-the-keys-values",
+        goal_seek("--low", "2", "--high", "3", key="api.cannibalised_share"),
+        r"api\.cannibalised_share: --low 2\b.*expected .*\[0, 1\]",
+        xfail="says 'empty search range [2, 1]': the key's maximum 1 silently replaced --high 3, "
+        "and the message names neither --low nor the values the key may take",
+    ),
+    Case(
+        "goal-seek-unknown-key",
+        goal_seek(key="contract.valu_usd"),
+        r"unknown key 'contract\.valu_usd'; did you mean contract\.value_usd",
+    ),
+    Case(
+        "goal-seek-a-whole-number-key",
+        goal_seek(key="horizon.months"),
+        r"goal seek horizon\.months: an id, a flag or a whole-number key cannot be solved for",
+    ),
+    Case(
+        "goal-seek-a-flag",
+        goal_seek(key="contract.pay_as_delivered"),
+        r"goal seek contract\.pay_as_delivered: an id, a flag or a whole-number key cannot be",
+    ),
+]
+NUMBERS += [
+    Case(f"capacity-speeds-{name}", capacity("--speeds", text), f"--speeds {re.escape(why)}")
+    for name, text, why in [
+        ("text", "fast", "'fast' is not a speed; expected positive numbers separated by commas"),
+        ("zero", "0", "'0' is not a speed"),
+        ("negative", "340,-5", "'-5' is not a speed"),
+        ("empty-item", "340,,1000", "'' is not a speed"),
+        ("empty", "", "'' is not a speed"),
+        ("nan", "nan", "'nan' is not a speed"),
+        ("inf", "750,inf", "'inf' is not a speed"),
+        ("overflow", "1e400", "'1e400' is not a speed"),
+        ("semicolons", "340;1000", "'340;1000' is not a speed"),
+    ]
 ]
 
 CSV_READER = [
@@ -641,9 +835,661 @@ OUTPUTS = [
         r"/base: another econ run is writing a report into \S+ \(waited 0\.3 s\); try again",
         hold_lock,
     ),
+    Case(
+        "samples-csv-into-a-missing-folder",
+        sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/missing/samples.csv"),
+        r"reports/missing/samples\.csv: cannot write the samples file \(No such file or directory\)",
+    ),
+    Case(
+        "samples-csv-onto-a-folder",
+        sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/base"),
+        r"reports/base: cannot write the samples file \(Is a directory\)",
+    ),
+    Case(
+        "samples-csv-to-a-full-device",
+        sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{tmp}/full"),
+        r"/full: cannot write the samples file \(No space left on device\)$",
+        full_device("full"),
+        xfail="exit 0, 'econ: wrote .../full': the samples go to a temporary file beside the "
+        "target that is then renamed over it, so the device is replaced by a regular file "
+        "(run as root, --samples-csv /dev/full replaces the system's /dev/full)",
+    ),
+    Case(
+        "samples-csv-for-another-analysis",
+        sensitivity("tornado", "--samples-csv", "{out}/samples.csv"),
+        r"--samples-csv: only econ sensitivity montecarlo writes samples",
+    ),
+    Case(
+        "init-into-the-report-folder",
+        init("{out}/base"),
+        r"reports/base already has files; choose an empty folder or pass --force",
+    ),
+    Case(
+        "init-onto-a-file",
+        init("{out}/base/summary.md"),
+        r"base/summary\.md: (Not a directory|not a folder)",
+    ),
 ]
 
-CASES = SCENARIO_NAMES + NUMBERS + CSV_READER + OUTPUTS
+# values of the version-2 keys out of range or of the wrong kind, in the data and by --set
+KEYS = [
+    Case(
+        "pay-as-delivered-2",
+        validate(),
+        r"assumptions\.csv row 6 \(contract\.pay_as_delivered\), column value: 2 is out of range; "
+        r"expected a whole number in \[0, 1\] \[0/1\]",
+        cell("assumptions.csv", "contract.pay_as_delivered", "value", "2"),
+    ),
+    Case(
+        "terminal-value-half",
+        summary("--set", "finance.terminal_value=0.5"),
+        r"--set finance\.terminal_value=0\.5, column value: 0\.5 is out of range; expected a whole "
+        r"number in \[0, 1\] \[0/1\]",
+    ),
+    Case(
+        "terminal-value-half-in-the-data",
+        report(),
+        r"assumptions\.csv row 12 \(finance\.terminal_value\), column value: 0\.5 is out of range",
+        cell("assumptions.csv", "finance.terminal_value", "value", "0.5"),
+    ),
+    Case(
+        "capacity-basis-fast",
+        validate(),
+        r'assumptions\.csv row 8 \(capacity\.basis\), column value: "fast"; expected one of data, '
+        r"physics",
+        cell("assumptions.csv", "capacity.basis", "value", "fast"),
+    ),
+    Case(
+        "capacity-basis-fast-by-set",
+        capacity("--set", "capacity.basis=fast"),
+        r'--set capacity\.basis=fast, column value: "fast"; expected one of data, physics',
+    ),
+    Case(
+        "capacity-basis-a-number",
+        sensitivity("grid", "--set", "capacity.basis=1"),
+        r'--set capacity\.basis=1, column value: "1"; expected one of data, physics',
+    ),
+    Case(
+        "capacity-basis-wrong-unit",
+        validate(),
+        r'assumptions\.csv row 8 \(capacity\.basis\), column unit: "id"; expected "data/physics"',
+        cell("assumptions.csv", "capacity.basis", "unit", "id"),
+    ),
+    Case(
+        "peak-to-average-below-1",
+        validate(),
+        r"assumptions\.csv row 20 \(usage\.peak_to_average\), column value: 0\.5 is out of range; "
+        r"expected a number in \[1, 100\] \[x\]",
+        cell("assumptions.csv", "usage.peak_to_average", "value", "0.5"),
+    ),
+    Case(
+        "price-elasticity-negative",
+        sensitivity("tornado", "--set", "api.price_elasticity=-1"),
+        r"--set api\.price_elasticity=-1, column value: -1 is out of range; expected a number in "
+        r"\[0, 5\]",
+    ),
+    Case(
+        "base-upgrade-above-a-half",
+        validate(),
+        r"assumptions\.csv row 21 \(conversion\.plus_to_pro_base_monthly\), column value: 0\.6 is "
+        r"out of range; expected a number in \[0, 0\.5\] \[1/month\]",
+        cell("assumptions.csv", "conversion.plus_to_pro_base_monthly", "value", "0.6"),
+    ),
+    Case(
+        "upgrade-propensity-above-a-half",
+        goal_seek("--set", "conversion.capped_upgrade_propensity=0.51"),
+        r"--set conversion\.capped_upgrade_propensity=0\.51, column value: 0\.51 is out of range; "
+        r"expected a number in \[0, 0\.5\]",
+    ),
+    Case(
+        "churn-above-a-half",
+        summary("--set", "conversion.pro_churn_monthly=70%"),
+        r"--set conversion\.pro_churn_monthly=70%, column value: 70% is out of range; expected a "
+        r"number in \[0, 0\.5\]",
+    ),
+    Case(
+        "extra-churn-above-a-half",
+        sensitivity(
+            "sobol", "--samples", "8", "--set", "conversion.extra_churn_after_term_monthly=0.9"
+        ),
+        r"--set conversion\.extra_churn_after_term_monthly=0\.9, column value: 0\.9 is out of range",
+    ),
+    Case(
+        "horizon-above-120",
+        validate(),
+        r"assumptions\.csv row 9 \(horizon\.months\), column value: 121 is out of range; expected a "
+        r"whole number in \[1, 120\] \[months\]",
+        cell("assumptions.csv", "horizon.months", "value", "121"),
+    ),
+    Case(
+        "horizon-shorter-than-the-term",
+        summary("--set", "horizon.months=24"),
+        r"--set, column value \(horizon\.months\): 24 is shorter than the contract term 30; expected "
+        r"horizon\.months >= contract\.term_months",
+    ),
+    Case(
+        "term-above-120",
+        report("--set", "contract.term_months=121"),
+        r"--set contract\.term_months=121, column value: 121 is out of range; expected a whole "
+        r"number in \[1, 120\]",
+    ),
+    Case(
+        "layers-fraction",
+        validate(),
+        r"assumptions\.csv row 50 \(model\.layers\), column value: 12\.5 is out of range; expected a "
+        r"whole number >= 1 \[layers\]",
+        cell("assumptions.csv", "model.layers", "value", "12.5"),
+    ),
+    Case(
+        "speculative-speedup-below-1",
+        capacity("--set", "model.speculative_speedup=0.5"),
+        r"--set model\.speculative_speedup=0\.5, column value: 0\.5 is out of range; expected a "
+        r"number in \[1, 20\] \[x\]",
+    ),
+    Case(
+        "domain-chips-zero",
+        validate(),
+        r"hardware\.csv row 3 \(wse3\), column domain_chips: 0 is out of range; expected a whole "
+        r"number >= 1 \[chips\]",
+        cell("hardware.csv", "wse3", "domain_chips", "0"),
+    ),
+    Case(
+        "efficiency-zero",
+        capacity(),
+        r"hardware\.csv row 2 \(b300\), column efficiency: 0 is out of range; expected a number in "
+        r"\(0, 1\] \[share\]",
+        cell("hardware.csv", "b300", "efficiency", "0"),
+    ),
+    Case(
+        "efficiency-above-1",
+        capacity("--set", "hardware.b300.efficiency=1.5"),
+        r"--set hardware\.b300\.efficiency=1\.5, column value: 1\.5 is out of range; expected a "
+        r"number in \(0, 1\]",
+    ),
+    Case(
+        "link-negative",
+        validate(),
+        r"hardware\.csv row 4 \(h100\), column link_gb_s: -1 is out of range; expected a number > 0 "
+        r"\[GB/s\]",
+        cell("hardware.csv", "h100", "link_gb_s", "-1"),
+    ),
+    Case(
+        "frontier-scale-zero",
+        sensitivity("grid", "--set", "hardware.wse3.frontier_scale=0"),
+        r"--set hardware\.wse3\.frontier_scale=0, column value: 0 is out of range; expected a "
+        r"number > 0 \[x\]",
+    ),
+    Case(
+        "frontier-scale-zero-in-the-data",
+        validate(),
+        r"hardware\.csv row 3 \(wse3\), column frontier_scale: 0 is out of range",
+        cell("hardware.csv", "wse3", "frontier_scale", "0"),
+    ),
+    Case(
+        "contract-platform-unknown",
+        validate(),
+        r"assumptions\.csv row 7, column value \(contract\.platform\): 'tpu' is not in hardware\.csv; "
+        r"expected one of b300, wse3, h100, groq_lpu",
+        cell("assumptions.csv", "contract.platform", "value", "tpu"),
+    ),
+    Case(
+        "contract-platform-case",
+        summary("--set", "contract.platform=WSE3"),
+        r"\(contract\.platform\): 'WSE3' is not in hardware\.csv",
+    ),
+    Case(
+        "a-key-missing",
+        validate(),
+        r"assumptions\.csv: missing key\(s\) model\.layers$",
+        drop_row("assumptions.csv", "model.layers"),
+    ),
+    Case(
+        "a-key-misspelt",
+        validate(),
+        r"assumptions\.csv row 12, column key: unknown key 'finance\.terminalvalue'; did you mean "
+        r"finance\.terminal_value",
+        cell("assumptions.csv", "finance.terminal_value", "key", "finance.terminalvalue"),
+    ),
+    Case(
+        "hardware-unknown-column",
+        validate(),
+        r"hardware\.csv row 1: unknown column\(s\) vendor; expected id, memory_gb, ",
+        edit("hardware.csv", "rent_usd_per_hour,source", "rent_usd_per_hour,vendor,source"),
+    ),
+]
+
+# table rows the model does not know or needs, the frontier's shape, the tiers on the curve
+TABLES = [
+    Case(
+        "a-fourth-tier",
+        validate(),
+        r"tiers\.csv row 5, column id: 'turbo' is not a row the model knows; expected exactly the "
+        r"rows standard, fast, ultrafast",
+        append("tiers.csv", "turbo,1500,6,0.05,60,Guesstimate,\n"),
+    ),
+    Case(
+        "a-third-plan",
+        summary(),
+        r"plans\.csv row 4, column id: 'team' is not a row the model knows; expected exactly the "
+        r"rows plus, pro",
+        append("plans.csv", "team,30,3000000,600000,Guesstimate,\n"),
+    ),
+    Case(
+        "a-renamed-plan",
+        report(),
+        r"plans\.csv row 2, column id: 'plus_plan' is not a row the model knows",
+        cell("plans.csv", "plus", "id", "plus_plan"),
+    ),
+    Case(
+        "tier-fast-missing",
+        validate(),
+        r"tiers\.csv: missing row 'fast'$",
+        drop_row("tiers.csv", "fast"),
+    ),
+    Case(
+        "tier-standard-missing",
+        capacity(),
+        r"tiers\.csv: missing row 'standard'$",
+        drop_row("tiers.csv", "standard"),
+    ),
+    Case(
+        "plan-pro-missing",
+        sensitivity("sobol", "--samples", "8"),
+        r"plans\.csv: missing row 'pro'$",
+        drop_row("plans.csv", "pro"),
+    ),
+    Case(
+        "tier-required-cell-blank",
+        validate(),
+        r"tiers\.csv row 4 \(ultrafast\), column price_per_mtok_usd: empty; expected a number >= 0",
+        cell("tiers.csv", "ultrafast", "price_per_mtok_usd", ""),
+    ),
+    Case(
+        "tier-speeds-out-of-order",
+        validate(),
+        r"tiers\.csv row 3, column tokens_per_s \(tiers\.fast\.tokens_per_s\): tier speeds must rise "
+        r"standard <= fast <= ultrafast; found 54, 30, 750",
+        cell("tiers.csv", "fast", "tokens_per_s", "30"),
+    ),
+    Case(
+        "frontier-throughput-rises-with-speed",
+        validate(),
+        r"frontier\.csv row 11, column tokens_per_s_per_mw \(frontier\.wse3_1500\.tokens_per_s_per_mw\)"
+        r": 500000 tokens/s/MW at 1500 tokens/s/user is more than \S+frontier\.csv row 10, .* gives "
+        r"at the slower 750 \(450000\); expected throughput that does not rise with speed",
+        cell("frontier.csv", "wse3_1500", "tokens_per_s_per_mw", "500000"),
+    ),
+    Case(
+        "frontier-rises-by-set",
+        summary("--set", "frontier.wse3_1500.tokens_per_s_per_mw=9e5"),
+        r"--set, column tokens_per_s_per_mw \(frontier\.wse3_1500\.tokens_per_s_per_mw\): 900000 "
+        r"tokens/s/MW at 1500 tokens/s/user is more than",
+    ),
+    Case(
+        "frontier-rises-in-a-scenario",
+        sensitivity("montecarlo", "--samples", "50", "--scenario", "steep"),
+        r"scenario steep, column tokens_per_s_per_mw \(frontier\.b300_750\.tokens_per_s_per_mw\): "
+        r"500000 tokens/s/MW at 750 tokens/s/user is more than",
+        scenario("steep", "frontier.b300_750.tokens_per_s_per_mw,500000,"),
+    ),
+    Case(
+        "frontier-two-points-at-one-speed",
+        validate(),
+        r"frontier\.csv row 11, column tokens_per_s_per_user "
+        r"\(frontier\.wse3_1500\.tokens_per_s_per_user\): platform 'wse3' has two points at 750 "
+        r"tokens/s/user \(wse3_750 and wse3_1500\); expected one point per speed",
+        cell("frontier.csv", "wse3_1500", "tokens_per_s_per_user", "750"),
+    ),
+    Case(
+        "frontier-two-points-at-one-speed-by-set",
+        capacity("--set", "frontier.h100_54.tokens_per_s_per_user=20"),
+        r"platform 'h100' has two points at 20 tokens/s/user \(h100_20 and h100_54\)",
+    ),
+    Case(
+        "frontier-platform-unknown",
+        validate(),
+        r"frontier\.csv row 12, column platform \(frontier\.h100_20\.platform\): 'tpu' is not in "
+        r"hardware\.csv",
+        cell("frontier.csv", "h100_20", "platform", "tpu"),
+    ),
+    Case(
+        "platform-without-a-frontier",
+        validate(),
+        r"frontier\.csv: platform 'tpu' has no frontier point; expected at least one row",
+        append("hardware.csv", "tpu,32,1.6,900,1,256,5,60,100,0.7,1,20000,5,,Guesstimate,\n"),
+    ),
+    Case(
+        "contract-platform-row-missing",
+        validate(),
+        r"assumptions\.csv row 7, column value \(contract\.platform\): 'wse3' is not in "
+        r"hardware\.csv; expected one of b300, h100, groq_lpu",
+        drop_row("hardware.csv", "wse3"),
+    ),
+    Case(
+        "sensitivity-on-a-frontier-point",
+        validate(),
+        r"sensitivity\.csv row 59, column key: 'frontier\.wse3_750\.tokens_per_s_per_mw' is one "
+        r"point of a curve; the sensitivity engine varies a platform's whole curve through "
+        r"hardware\.wse3\.frontier_scale",
+        append("sensitivity.csv", "frontier.wse3_750.tokens_per_s_per_mw,pert,1e5,5e5,\n"),
+    ),
+    Case(
+        "sensitivity-on-a-frontier-speed",
+        sensitivity("tornado"),
+        r"sensitivity\.csv row 59, column key: 'frontier\.wse3_750\.tokens_per_s_per_user' takes "
+        r"one value per run",
+        append("sensitivity.csv", "frontier.wse3_750.tokens_per_s_per_user,pert,600,900,\n"),
+    ),
+    Case(
+        "sensitivity-on-the-horizon",
+        validate(),
+        r"sensitivity\.csv row 59, column key: 'horizon\.months' takes one value per run",
+        append("sensitivity.csv", "horizon.months,pert,40,80,\n"),
+    ),
+    Case(
+        "grid-on-a-frontier-point",
+        sensitivity("grid"),
+        r"grids\.csv row 5, column key_y: 'frontier\.b300_340\.tokens_per_s_per_mw' is one point of "
+        r"a curve; .*through hardware\.b300\.frontier_scale",
+        append("grids.csv", "g9,market.mau,frontier.b300_340.tokens_per_s_per_mw,5,\n"),
+    ),
+    Case(
+        "goal-seek-on-a-frontier-point",
+        goal_seek(key="frontier.wse3_750.tokens_per_s_per_mw"),
+        r"frontier\.wse3_750\.tokens_per_s_per_mw.*hardware\.wse3\.frontier_scale",
+        xfail="says 'frontier.wse3_750.tokens_per_s_per_mw rises above frontier.wse3_340...' about "
+        "a value the search tried, not the user's data; should refuse the key as one point of a "
+        "curve and say to vary hardware.wse3.frontier_scale, as sensitivity.csv does",
+    ),
+    Case(
+        "ultrafast-tier-beyond-the-contract-curve",
+        validate(),
+        r"tiers\.csv row 4, column tokens_per_s \(tiers\.ultrafast\.tokens_per_s\): 1600 tokens/s is "
+        r"outside the frontier of the contract platform 'wse3' \(54 to 1500 tokens/s in "
+        r"frontier\.csv\)",
+        cell("tiers.csv", "ultrafast", "tokens_per_s", "1600"),
+    ),
+    Case(
+        "standard-tier-below-the-contract-curve",
+        summary(),
+        r"tiers\.csv row 2, column tokens_per_s \(tiers\.standard\.tokens_per_s\): 50 tokens/s is "
+        r"outside the frontier of the contract platform 'wse3'",
+        cell("tiers.csv", "standard", "tokens_per_s", "50"),
+    ),
+    Case(
+        "contract-platform-whose-curve-misses-the-tier",
+        summary("--set", "contract.platform=h100"),
+        r"\(tiers\.ultrafast\.tokens_per_s\): 750 tokens/s is outside the frontier of the contract "
+        r"platform 'h100' \(20 to 340 tokens/s",
+    ),
+    Case(
+        "frontier-moved-away-from-a-tier",
+        report("--set", "frontier.wse3_54.tokens_per_s_per_user=100"),
+        r"\(tiers\.standard\.tokens_per_s\): 54 tokens/s is outside the frontier of the contract "
+        r"platform 'wse3' \(100 to 1500",
+    ),
+]
+
+# calibration.csv and speeds.csv, the reference tables
+REFERENCE = [
+    Case(
+        "calibration-platform-unknown",
+        capacity(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column platform: 'tpu' is not in "
+        r"hardware\.csv; expected one of b300, wse3, h100, groq_lpu$",
+        cell("calibration.csv", "groq_llama2_70b", "platform", "tpu"),
+    ),
+    Case(
+        "calibration-platform-blank",
+        validate(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column platform: '' is not in hardware\.csv",
+        cell("calibration.csv", "groq_llama2_70b", "platform", ""),
+    ),
+    Case(
+        "calibration-id-twice",
+        validate(),
+        r"calibration\.csv row 7, column id: 'groq_llama2_70b' appears twice",
+        cell("calibration.csv", "groq_llama31_70b", "id", "groq_llama2_70b"),
+    ),
+    Case(
+        "calibration-not-a-number",
+        sensitivity("breakeven"),
+        r'calibration\.csv row 6 \(groq_llama2_70b\), column params: "69B" is not a number',
+        cell("calibration.csv", "groq_llama2_70b", "params", "69B"),
+    ),
+    Case(
+        "calibration-source-missing",
+        validate(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column source: empty; every value needs a "
+        r"source",
+        cell("calibration.csv", "groq_llama2_70b", "source", " "),
+    ),
+    Case(
+        "calibration-fit-2",
+        validate(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column fit: 2 is out of range; expected a "
+        r"whole number in \[0, 1\]",
+        cell("calibration.csv", "groq_llama2_70b", "fit", "2"),
+    ),
+    Case(
+        "calibration-tolerance-below-1",
+        report(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column tolerance: 0\.5 is out of range; "
+        r"expected a number >= 1",
+        cell("calibration.csv", "groq_llama2_70b", "tolerance", "0.5"),
+    ),
+    Case(
+        "calibration-layers-fraction",
+        validate(),
+        r"calibration\.csv row 6 \(groq_llama2_70b\), column layers: 80\.5 is out of range; "
+        r"expected a whole number >= 1",
+        cell("calibration.csv", "groq_llama2_70b", "layers", "80.5"),
+    ),
+    Case(
+        "calibration-column-missing",
+        validate(),
+        r"calibration\.csv row 1: missing column\(s\) tolerance; found id, platform, ",
+        edit("calibration.csv", "tolerance,fit,", "tol,fit,"),
+    ),
+    Case(
+        "speeds-platform-unknown",
+        capacity("--speeds", "340"),
+        r"speeds\.csv row 11 \(groq_demo_2024\), column platform: 'lpu' is not in hardware\.csv; "
+        r"expected one of b300, wse3, h100, groq_lpu or blank",
+        cell("speeds.csv", "groq_demo_2024", "platform", "lpu"),
+    ),
+    Case(
+        "speeds-id-twice",
+        validate(),
+        r"speeds\.csv row 10, column id: 'gpt4_class_low' appears twice",
+        cell("speeds.csv", "gpt4_class_high", "id", "gpt4_class_low"),
+    ),
+    Case(
+        "speeds-not-a-number",
+        validate(),
+        r'speeds\.csv row 8 \(b300_sla\), column tokens_per_s: "fast" is not a number',
+        cell("speeds.csv", "b300_sla", "tokens_per_s", "fast"),
+    ),
+    Case(
+        "speeds-zero",
+        summary(),
+        r"speeds\.csv row 8 \(b300_sla\), column tokens_per_s: 0 is out of range; expected a number "
+        r"> 0",
+        cell("speeds.csv", "b300_sla", "tokens_per_s", "0"),
+    ),
+    Case(
+        "speeds-source-missing",
+        validate(),
+        r"speeds\.csv row 13 \(human_reading\), column source: empty; every value needs a source",
+        cell("speeds.csv", "human_reading", "source", ""),
+    ),
+    Case(
+        "speeds-id-with-a-space",
+        validate(),
+        r'speeds\.csv row 12, column id: "codex spark" is not an id',
+        cell("speeds.csv", "codex_spark", "id", "codex spark"),
+    ),
+]
+
+PRO_RANGE = cell("sensitivity.csv", "market.pro_subscribers_start", "distribution", "uniform")
+PRO_RANGE_HIGH = cell("sensitivity.csv", "market.pro_subscribers_start", "high", "2000000000")
+PRICE_RANGE = both(
+    cell("sensitivity.csv", "plans.pro.price_usd_month", "distribution", "uniform"),
+    cell("sensitivity.csv", "plans.pro.price_usd_month", "high", "1e308"),
+)
+OVERFLOW = "exit 0 with overflow warnings"
+
+# model invariants: Pro subscribers never above the users, results that are numbers
+INVARIANTS = [
+    Case(
+        "pro-subscribers-above-the-users",
+        summary(
+            "--set",
+            "market.plus_share_of_mau=1",
+            "--set",
+            "conversion.plus_to_pro_base_monthly=0.5",
+            "--set",
+            "conversion.pro_churn_monthly=0",
+        ),
+        r"the Pro subscribers \([\d,]+\) exceed the monthly active users \(1,000,000,000\) in month "
+        r"2: the upgrade probabilities \(conversion\.\*\), market\.plus_share_of_mau and "
+        r"conversion\.pro_churn_monthly cannot all be right; expected at most one Pro subscriber "
+        r"per user$",
+    ),
+    Case(
+        "pro-subscribers-above-the-users-in-a-report",
+        report("--scenario", "eager"),
+        r"the Pro subscribers \([\d,]+\) exceed the monthly active users \(1,000,000,000\)",
+        scenario(
+            "eager",
+            "market.plus_share_of_mau,0.9,",
+            "conversion.plus_to_pro_base_monthly,0.3,",
+            "conversion.pro_churn_monthly,0,",
+        ),
+    ),
+    Case(
+        "pro-subscribers-start-above-the-users",
+        summary("--set", "market.pro_subscribers_start=2e9"),
+        r"Pro subscribers .*market\.pro_subscribers_start",
+        xfail="refused, but the message blames conversion.*, market.plus_share_of_mau and "
+        "conversion.pro_churn_monthly, not market.pro_subscribers_start, the input at fault",
+    ),
+    Case(
+        "pro-subscribers-start-one-above-the-users",
+        summary("--set", "market.pro_subscribers_start=1000000001"),
+        r"market\.pro_subscribers_start.*1,000,000,001.*1,000,000,000",
+        xfail="exit 0 with an NPV: a starting stock of Pro subscribers above the 1e9 users is "
+        "accepted because only the stocks after month 1's churn are checked",
+    ),
+    Case(
+        "pro-subscribers-above-the-users-within-a-range",
+        sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/samples.csv"),
+        r"the Pro subscribers \([\d,]+\) exceed the monthly active users",
+        both(PRO_RANGE, PRO_RANGE_HIGH),
+    ),
+    Case(
+        "pro-subscribers-above-the-users-within-a-range-named",
+        sensitivity("tornado"),
+        r"sensitivity\.csv row \d+.*market\.pro_subscribers_start",
+        both(PRO_RANGE, PRO_RANGE_HIGH),
+        xfail="refused as 'in month 1 of scenario 14', an internal index: names neither the "
+        "sensitivity.csv row nor the key whose range (up to 2e9) breaks the invariant",
+    ),
+    Case(
+        "validate-pro-subscribers-above-the-users-within-a-range",
+        validate(),
+        r"sensitivity\.csv row \d+.*market\.pro_subscribers_start",
+        both(PRO_RANGE, PRO_RANGE_HIGH),
+        xfail="exit 0 ('OK') although report, tornado, montecarlo and breakeven all refuse the "
+        "range: validate does not evaluate the model at the ends of the ranges",
+    ),
+    Case(
+        "price-overflows-the-npv",
+        summary("--set", "plans.pro.price_usd_month=1e308"),
+        r"NPV is not a finite number: inputs too large \(plans\.pro\.price_usd_month=1e\+308\); "
+        r"expected inputs whose results fit in a double$",
+    ),
+    Case(
+        "price-overflows-the-npv-in-a-report",
+        report("--set", "plans.pro.price_usd_month=1e308"),
+        r"NPV is not a finite number: inputs too large \(plans\.pro\.price_usd_month=1e\+308\)",
+    ),
+    Case(
+        "plus-price-overflows-in-a-scenario",
+        goal_seek("--scenario", "rich"),
+        r"NPV is not a finite number: inputs too large \(plans\.plus\.price_usd_month=1e\+308\)",
+        scenario("rich", "plans.plus.price_usd_month,1e308,"),
+    ),
+    Case(
+        "users-overflow-the-npv",
+        sensitivity("breakeven", "--set", "market.mau=1e308"),
+        r"NPV is not a finite number: inputs too large \(market\.mau=1e\+308\)",
+    ),
+    Case(
+        "price-range-overflows-the-npv",
+        sensitivity("montecarlo", "--samples", "50"),
+        r"NPV is not a finite number in scenario \d+: inputs too large "
+        r"\(plans\.pro\.price_usd_month=[\d.e+]+\)",
+        PRICE_RANGE,
+    ),
+    Case(
+        "validate-price-range-overflows-the-npv",
+        validate(),
+        r"sensitivity\.csv row \d+.*plans\.pro\.price_usd_month",
+        PRICE_RANGE,
+        xfail="exit 0 ('OK') although montecarlo and report refuse the range: its high end 1e308 "
+        "overflows the NPV",
+    ),
+    Case(
+        "contract-value-overflows",
+        summary("--set", "contract.value_usd=1e308"),
+        r"contract\.value_usd",
+        xfail=f"{OVERFLOW}; prints 300-digit dollar figures, realised cost per token infinite "
+        "(null in --json)",
+    ),
+    Case(
+        "contract-mw-overflows",
+        summary("--set", "contract.mw=1e308"),
+        r"contract\.mw",
+        xfail="TypeError traceback in the summary text (profitability index None); --json "
+        "exits 0 with rent_usd 0 for a 10 billion USD contract",
+    ),
+    Case(
+        "domain-chips-overflow",
+        summary("--set", "hardware.wse3.domain_chips=1e308"),
+        r"hardware\.wse3\.domain_chips",
+        xfail="TypeError traceback: '>=' not supported between 'NoneType' and 'float' "
+        "(econ/report/summary.py, the physics sentence)",
+    ),
+    Case(
+        "facility-capex-overflows",
+        summary("--set", "buy.facility_capex_usd_per_mw=1e308"),
+        r"buy\.facility_capex_usd_per_mw",
+        xfail=f"{OVERFLOW}; prints 'buy NPV n/a (n/a)'",
+    ),
+    Case(
+        "api-demand-overflows",
+        summary("--set", "api.ultrafast_tokens_per_month=1e308"),
+        r"api\.ultrafast_tokens_per_month",
+        xfail=f"{OVERFLOW}; the API tokens wanted over the horizon are infinite (null in --json)",
+    ),
+    Case(
+        "ultrafast-api-price-zero",
+        summary("--set", "tiers.ultrafast.price_per_mtok_usd=0"),
+        r"tiers\.ultrafast\.price_per_mtok_usd",
+        xfail="exit 0 with 'divide by zero encountered in log': the rule allows a price of 0, "
+        "at which the API tokens wanted are infinite (null in --json); a profitability index of "
+        "-2.19 is printed",
+    ),
+    Case(
+        "model-params-overflow-the-capacity-table",
+        capacity("--set", "model.params=1e308"),
+        r"model\.params",
+        xfail=f"{OVERFLOW}; chips per replica, stages and the physics throughput print as '-'",
+    ),
+]
+
+CASES = SCENARIO_NAMES + NUMBERS + CSV_READER + OUTPUTS + KEYS + TABLES + REFERENCE + INVARIANTS
 
 
 # ---------------------------------------------------------------------------
@@ -677,11 +1523,17 @@ def snapshot(folder: Path) -> dict[str, object]:
 
 
 def test_the_corpus_is_large_and_its_ids_unique():
-    assert len(CASES) >= 60
+    assert len(CASES) >= 130
     assert len({c.id for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def _param(case: Case):
+    if case.xfail is None:
+        return pytest.param(case, id=case.id)
+    return pytest.param(case, id=case.id, marks=pytest.mark.xfail(strict=True, reason=case.xfail))
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_bad_input_is_refused_in_one_line_and_changes_nothing(
     case: Case, report_template, tmp_path, capsys, monkeypatch
 ):
