@@ -92,16 +92,16 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def _pos(unit: str, optional: bool = False) -> Rule:
-    return Rule(unit, low=0, low_open=True, optional=optional)
+def _pos(unit: str, high: float | None = None, optional: bool = False) -> Rule:
+    return Rule(unit, low=0, high=high, low_open=True, optional=optional)
 
 
 def _share(unit: str = "share", optional: bool = False) -> Rule:
     return Rule(unit, low=0, high=1, optional=optional)
 
 
-def _nonneg(unit: str) -> Rule:
-    return Rule(unit, low=0)
+def _nonneg(unit: str, high: float | None = None) -> Rule:
+    return Rule(unit, low=0, high=high)
 
 
 def _flag(unit: str = "0/1") -> Rule:
@@ -112,9 +112,12 @@ def _flag(unit: str = "0/1") -> Rule:
 # horizon from the term up to it recomputes there (docs/model.md, section 1).
 HORIZON_MAX_MONTHS = 120
 
+# Upper bounds on sizes, prices and counts are sense limits, about 100x or more beyond any
+# plausible value: they catch a value typed in the wrong unit (or 1e308) at load, and keep
+# every result within a double (docs/model.md, section 1).
 SCALARS: dict[str, Rule] = {
-    "contract.value_usd": _pos("USD"),
-    "contract.mw": _pos("MW"),
+    "contract.value_usd": _pos("USD", 1e13),
+    "contract.mw": _pos("MW", 1e5),
     "contract.term_months": Rule("months", "integer", low=1, high=HORIZON_MAX_MONTHS),
     "contract.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
     "contract.pay_as_delivered": _flag(),
@@ -124,10 +127,10 @@ SCALARS: dict[str, Rule] = {
     "finance.discount_rate_annual": Rule("1/yr", low=-0.99, high=10),
     "finance.variable_cost_share": _share("share of revenue"),
     "finance.terminal_value": _flag(),
-    "market.mau": _pos("users"),
-    "market.mau_growth_monthly": Rule("1/month", low=-0.5, high=1),
+    "market.mau": _pos("users", 1e10),
+    "market.mau_growth_monthly": Rule("1/month", low=-0.1, high=0.1),
     "market.plus_share_of_mau": _share(),
-    "market.pro_subscribers_start": _nonneg("users"),
+    "market.pro_subscribers_start": _nonneg("users", 1e10),
     "usage.demand_sigma": Rule("-", low=0, high=5, low_open=True),
     "usage.speed_elasticity": Rule("-", low=0, high=3),
     "usage.token_efficiency_gain_annual": Rule("1/yr", low=0, high=1, high_open=True),
@@ -138,34 +141,34 @@ SCALARS: dict[str, Rule] = {
     "conversion.capped_upgrade_propensity": Rule("1/month", low=0, high=0.5),
     "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
     "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),
-    "api.ultrafast_tokens_per_month": _nonneg("tokens/month"),
-    "api.reference_price_per_mtok_usd": _pos("USD per 1M tokens"),
+    "api.ultrafast_tokens_per_month": _nonneg("tokens/month", 1e18),
+    "api.reference_price_per_mtok_usd": _pos("USD per 1M tokens", 1e4),
     "api.price_elasticity": Rule("-", low=0, high=5),
-    "api.standard_price_per_mtok_usd": _nonneg("USD per 1M tokens"),
+    "api.standard_price_per_mtok_usd": _nonneg("USD per 1M tokens", 1e4),
     "api.cannibalised_share": _share(),
     "api.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
-    "capacity.backfill_tokens_per_month": _nonneg("output tokens/month"),
-    "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens"),
+    "capacity.backfill_tokens_per_month": _nonneg("output tokens/month", 1e18),
+    "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4),
     "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
-    "agent.calls": Rule("calls", "integer", low=1),
-    "agent.output_tokens_per_call": _pos("tokens"),
-    "agent.ttft_s": _nonneg("s"),
-    "agent.p99_multiplier": Rule("x median", low=1),
+    "agent.calls": Rule("calls", "integer", low=1, high=10_000),
+    "agent.output_tokens_per_call": _pos("tokens", 1e7),
+    "agent.ttft_s": _nonneg("s", 3600),
+    "agent.p99_multiplier": Rule("x median", low=1, high=100),
     "facility.pue": Rule("-", low=1, high=5),
-    "buy.facility_capex_usd_per_mw": _nonneg("USD/MW"),
-    "buy.power_price_usd_per_kwh": _nonneg("USD/kWh"),
+    "buy.facility_capex_usd_per_mw": _nonneg("USD/MW", 1e9),
+    "buy.power_price_usd_per_kwh": _nonneg("USD/kWh", 10),
     "buy.maintenance_share_annual": _share("1/yr"),
     "buy.resale_share": _share(),
-    "buy.facility_life_years": _pos("years"),
-    "model.params": _pos("params"),
-    "model.bytes_per_param": _pos("bytes"),
+    "buy.facility_life_years": _pos("years", 100),
+    "model.params": _pos("params", 1e15),
+    "model.bytes_per_param": _pos("bytes", 8),
     "model.active_param_share": Rule("share", low=0, high=1, low_open=True),
-    "model.kv_bytes_per_token": _pos("bytes/token"),
-    "model.context_tokens": _pos("tokens"),
+    "model.kv_bytes_per_token": _pos("bytes/token", 1e9),
+    "model.context_tokens": _pos("tokens", 1e8),
     "model.speculative_speedup": Rule("x", low=1, high=20),
-    "model.layers": Rule("layers", "integer", low=1),
-    "model.d_model": _pos("-"),
-    "model.prefill_tokens_per_output": _nonneg("tokens"),
+    "model.layers": Rule("layers", "integer", low=1, high=10_000),
+    "model.d_model": _pos("-", 1e6),
+    "model.prefill_tokens_per_output": _nonneg("tokens", 1e4),
 }
 
 
@@ -177,6 +180,8 @@ class Table:
     required_cells: tuple[tuple[str, str], ...] = ()
     # the model gives these rows fixed roles: any other row is an error, not ignored
     closed: bool = False
+    # (row id, column, why) cells the model has no use for: they must stay blank
+    unused_cells: tuple[tuple[str, str, str], ...] = ()
 
 
 # The roles the model's equations give to plans and tiers (docs/model.md, section 5): the
@@ -187,19 +192,19 @@ TIER_IDS = ("standard", "fast", "ultrafast")
 TABLES: dict[str, Table] = {
     "plans": Table(
         {
-            "price_usd_month": _pos("USD/month"),
-            "weekly_quota_tokens": _pos("tokens/week"),
-            "median_weekly_tokens": _pos("tokens/week"),
+            "price_usd_month": _pos("USD/month", 1e5),
+            "weekly_quota_tokens": _pos("tokens/week", 1e20),  # 1e19 or so: no cap,
+            "median_weekly_tokens": _pos("tokens/week", 1e12),
         },
         required_rows=PLAN_IDS,
         closed=True,
     ),
     "tiers": Table(
         {
-            "tokens_per_s": _pos("tokens/s/user"),
-            "usage_multiplier": _pos("quota units per token"),
+            "tokens_per_s": _pos("tokens/s/user", 1e5),
+            "usage_multiplier": _pos("quota units per token", 1e6),
             "adoption": _share("share of eligible users", optional=True),
-            "price_per_mtok_usd": Rule("USD per 1M tokens", low=0, optional=True),
+            "price_per_mtok_usd": _pos("USD per 1M tokens", 1e4, optional=True),
         },
         required_rows=TIER_IDS,
         required_cells=(
@@ -208,32 +213,46 @@ TABLES: dict[str, Table] = {
             ("ultrafast", "price_per_mtok_usd"),
         ),
         closed=True,
+        unused_cells=(
+            (
+                "standard",
+                "adoption",
+                "the standard tier takes the share the faster tiers leave "
+                "(1 - tiers.fast.adoption - tiers.ultrafast.adoption)",
+            ),
+            (
+                "standard",
+                "price_per_mtok_usd",
+                "standard API tokens are priced by api.standard_price_per_mtok_usd",
+            ),
+            ("fast", "price_per_mtok_usd", "only the ultrafast tier is sold as API tokens"),
+        ),
     ),
     "hardware": Table(
         {
-            "memory_gb": _pos("GB"),
-            "bandwidth_tb_s": _pos("TB/s"),
-            "tflops": _pos("TFLOPS"),
-            "power_kw": _pos("kW"),
-            "domain_chips": Rule("chips", "integer", low=1),
-            "hop_latency_us": _nonneg("us"),
-            "layer_latency_us": _nonneg("us"),
-            "link_gb_s": _pos("GB/s", optional=True),
+            "memory_gb": _pos("GB", 1e6),
+            "bandwidth_tb_s": _pos("TB/s", 1e6),
+            "tflops": _pos("TFLOPS", 1e7),
+            "power_kw": _pos("kW", 1e4),
+            "domain_chips": Rule("chips", "integer", low=1, high=1_000_000),
+            "hop_latency_us": _nonneg("us", 1e6),
+            "layer_latency_us": _nonneg("us", 1e6),
+            "link_gb_s": _pos("GB/s", 1e6, optional=True),
             "efficiency": Rule("share", low=0, high=1, low_open=True),
-            "frontier_scale": _pos("x"),
-            "price_usd": _pos("USD"),
-            "life_years": _pos("years"),
-            "rent_usd_per_hour": _pos("USD/hour", optional=True),
+            "frontier_scale": _pos("x", 100),
+            "price_usd": _pos("USD", 1e9),
+            "life_years": _pos("years", 100),
+            "rent_usd_per_hour": _pos("USD/hour", 1e6, optional=True),
         }
     ),
     "frontier": Table(
         {
             "platform": Rule("id", "id"),
-            "tokens_per_s_per_user": _pos("tokens/s/user"),
-            "tokens_per_s_per_mw": _pos("tokens/s/MW"),
-            "model_params": _pos("params", optional=True),
+            "tokens_per_s_per_user": _pos("tokens/s/user", 1e5),
+            "tokens_per_s_per_mw": _pos("tokens/s/MW", 1e10),
+            "model_params": _pos("params", 1e15, optional=True),
             "model_active_share": Rule("share", low=0, high=1, low_open=True, optional=True),
-            "model_bytes_per_param": _pos("bytes", optional=True),
+            "model_bytes_per_param": _pos("bytes", 8, optional=True),
         },
         # the last three columns may be left out of the file altogether
     ),
@@ -374,6 +393,8 @@ class Assumptions:
     calibration: tuple[CalibrationPoint, ...] = ()
     speeds: tuple[PublicSpeed, ...] = ()
     overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
+    # blank optional cells that --set or a scenario may fill: key -> where the cell is
+    blanks: dict[str, Entry] = field(default_factory=dict)
 
     # -- access -----------------------------------------------------------
     def __getitem__(self, key: str) -> float | str:
@@ -441,13 +462,15 @@ class Assumptions:
         entries = dict(self.entries)
         applied = list(self.overrides)
         for key, text, where in triples:
-            if key not in values:
-                raise AssumptionError(f"{where}: {unknown_key_message(key, values)}")
+            if key not in values and key not in self.blanks:
+                raise AssumptionError(f"{where}: {_not_a_key(key, values)}")
             rule = rule_for(key)
             if rule is None:  # pragma: no cover - every loaded key has a rule
                 raise AssumptionError(f"{where}: {key!r} has no validation rule")
-            values[key] = parse_value(text, rule, where, column="value")
-            entries[key] = replace(entries[key], origin=origin, where=where)
+            label = where if key in where else f"{where} ({key})"
+            values[key] = parse_value(text, rule, label, column="value")
+            entry = entries[key] if key in entries else self.blanks[key]
+            entries[key] = replace(entry, origin=origin, where=where)
             applied.append((key, str(text).strip(), origin))
         new = replace(self, values=values, entries=entries, overrides=tuple(applied))
         _cross_check(new)
@@ -757,6 +780,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
 
     # tables
     tables: dict[str, tuple[str, ...]] = {}
+    blanks: dict[str, Entry] = {}
     for name in TABLE_FILES:
         spec = TABLES[name]
         path = d / f"{name}.csv"
@@ -786,9 +810,18 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
                     "(the model's equations give each a fixed role)"
                 )
             _require_source(r, where)
+            unused = {(u, c): why for u, c, why in spec.unused_cells}
             for col, rule in spec.columns.items():
                 cell = r.get(col, "").strip()
+                if (rid, col) in unused:
+                    if cell != "":
+                        raise AssumptionError(
+                            f'{where}, column {col}: "{shown(cell)}"; leave it blank: '
+                            f"{unused[rid, col]}"
+                        )
+                    continue
                 if cell == "" and rule.optional and (rid, col) not in spec.required_cells:
+                    blanks[f"{name}.{rid}.{col}"] = Entry(f"{name}.csv", n, col, rule.unit, "", "")
                     continue
                 if cell == "":
                     raise AssumptionError(
@@ -816,6 +849,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
         files=tuple(files),
         data_dir=d,
         bundled=bundled,
+        blanks=blanks,
     )
     _cross_check(a)
     a = _load_analysis(a)
@@ -860,11 +894,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                 raise AssumptionError(f"{where}, column low: {lo:g}; lognormal needs low > 0")
             rule = rule_for(key)
             for c, x in (("low", lo), ("high", hi)):
-                if (
-                    rule is not None
-                    and not rule.check(x)
-                    and dist in ("uniform", "triangular", "pert")
-                ):
+                if rule is not None and not rule.check(x):
                     raise AssumptionError(
                         f"{where}, column {c}: {x:g} is outside the key's valid values; "
                         f"expected {rule.expected()}"
@@ -1037,6 +1067,16 @@ def _check_reference_row(
         )
 
 
+def _not_a_key(key: str, values: Mapping[str, object]) -> str:
+    """Why ``key`` cannot be set: a table cell the model has no use for, or an unknown key."""
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] in TABLES:
+        for rid, col, why in TABLES[parts[0]].unused_cells:
+            if (rid, col) == (parts[1], parts[2]):
+                return f"{key} is not an input: {why}"
+    return unknown_key_message(key, values)
+
+
 def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
     """A key the sensitivity engine may vary: known, numeric, not structural, not a frontier point."""
     if key not in a.values:
@@ -1183,8 +1223,20 @@ def check_tier_speed_order(a: Assumptions) -> None:
         )
 
 
+def check_pro_start_within_users(a: Assumptions) -> None:
+    """The starting stock of Pro subscribers is at most the monthly active users."""
+    v = a.values
+    if v["market.pro_subscribers_start"] > v["market.mau"]:
+        raise AssumptionError(
+            f"{_loc(a, 'market.pro_subscribers_start')}: {v['market.pro_subscribers_start']:,.0f} "
+            f"Pro subscribers at the start exceed the {v['market.mau']:,.0f} monthly active users "
+            "(market.mau); expected market.pro_subscribers_start <= market.mau"
+        )
+
+
 CROSS_CHECKS = (
     check_horizon_covers_term,
+    check_pro_start_within_users,
     check_contract_platform_known,
     check_frontier_platforms_known,
     check_frontier_points,

@@ -92,6 +92,16 @@ class Params:
                 f"contract.term_months: {bad:g} is longer than the horizon {H}; expected "
                 "contract.term_months <= horizon.months"
             )
+        start, mau = self("market.pro_subscribers_start"), self("market.mau")
+        over = start > mau
+        if np.any(over):
+            j = int(np.argmax(np.broadcast_to(over, (max(start.size, mau.size),))))
+            raise AssumptionError(
+                f"market.pro_subscribers_start: {float(start[min(j, start.size - 1)]):,.0f} Pro "
+                f"subscribers at the start exceed the {float(mau[min(j, mau.size - 1)]):,.0f} "
+                "monthly active users (market.mau); expected market.pro_subscribers_start <= "
+                "market.mau"
+            )
         total = self("tiers.fast.adoption") + self("tiers.ultrafast.adoption")
         if np.any(total > 1):
             raise AssumptionError(
@@ -548,14 +558,14 @@ def evaluate(
     breaks an invariant (more Pro subscribers than users) or is not a number.
     """
     p = Params(a, overrides)
-    with np.errstate(over="ignore", invalid="ignore"):  # non-finite results are checked below
+    with np.errstate(all="ignore"):  # results that are not numbers are refused below
         c = capacity_stage(p)
         rent = rent_stage(p, c)
         dem = demand_stage(p, c, detail)
         ado = adoption_stage(p, c, dem)
         r = revenue_stage(p, c, dem, ado)
         cash = cash_stage(p, c, rent, dem, r)
-    _check_results(p, dem, ado, cash)
+    _check_pro_within_users(p, dem, ado)
     N, H = p.n, c.t.shape[0]
 
     def nh(x: Array) -> Array:
@@ -610,11 +620,13 @@ def evaluate(
         throughput_per_mw=vec(c.throughput_ultrafast),
         throughput_per_mw_standard=vec(c.throughput_standard),
     )
-    served = ado.api_served + r.adopter_tokens + r.backfill
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out.realised_cost_per_mtok = vec(TOKENS_PER_MILLION * rent.sum(axis=0) / served.sum(axis=0))
-    if detail:
-        _add_detail(out, p, c, rent, dem, ado, r, cash, nh, vec)
+    served = (ado.api_served + r.adopter_tokens + r.backfill).sum(axis=0)
+    with np.errstate(all="ignore"):
+        cost = TOKENS_PER_MILLION * rent.sum(axis=0) / served
+        out.realised_cost_per_mtok = vec(np.where(served > 0, cost, np.nan))  # none served: none
+        _check_finite(p, out)
+        if detail:
+            _add_detail(out, p, c, rent, dem, ado, r, cash, nh, vec)
     out.inputs_read = frozenset(p.read)
     return out
 
@@ -698,9 +710,57 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     }
 
 
-def _check_results(p: Params, dem: Demand, ado: Adoption, cash: Cash) -> None:
-    """Invariants the inputs could break: Pro subscribers never above the users there are, and
-    a finite NPV (a number, never 'n/a')."""
+# Results that must be numbers whatever the inputs (payback and IRR may be undefined: NaN).
+FINITE = (
+    "npv",
+    "npv_without_terminal_value",
+    "npv_at_term",
+    "terminal_value",
+    "rent_npv",
+    "profitability_index",
+    "mw_online",
+    "rent",
+    "capacity_streams",
+    "api_tokens_wanted",
+    "api_tokens_served",
+    "ultrafast_adoption",
+    "plus_pool",
+    "pro",
+    "pro_counterfactual",
+    "subscription_revenue",
+    "api_revenue",
+    "gpu_savings",
+    "net_cash_flow",
+    "cumulative_cash",
+    "throughput_per_mw",
+    "throughput_per_mw_standard",
+)
+# Magnitudes beyond which an input is named as the likely cause of a result that overflowed.
+EXTREME_HIGH, EXTREME_LOW = 1e30, 1e-30
+PRO_INPUTS = (
+    "market.mau",
+    "market.mau_growth_monthly",
+    "market.plus_share_of_mau",
+    "market.pro_subscribers_start",
+    "conversion.plus_to_pro_base_monthly",
+    "conversion.capped_upgrade_propensity",
+    "conversion.pro_churn_monthly",
+    "conversion.extra_churn_after_term_monthly",
+)
+
+
+def _scenario(p: Params, j: int, keys) -> str:
+    """' of scenario j (key=value, ...)' naming the varying inputs among ``keys``."""
+    if p.n == 1:
+        return ""
+    named = ", ".join(
+        f"{k}={float(p.over[k][min(j, p.over[k].size - 1)]):g}" for k in keys if k in p.over
+    )
+    return f" of scenario {j}" + (f" ({named})" if named else "")
+
+
+def _check_pro_within_users(p: Params, dem: Demand, ado: Adoption) -> None:
+    """Pro subscribers never above the users there are (docs/model.md, section 5.6)."""
     mau = p.row("market.mau") * np.exp(
         (np.arange(dem.plus_pool.shape[0])[:, None]) * np.log1p(p.row("market.mau_growth_monthly"))
     )
@@ -711,22 +771,38 @@ def _check_results(p: Params, dem: Demand, ado: Adoption, cash: Cash) -> None:
         raise AssumptionError(
             f"the Pro subscribers ({float(ado.path.pro[t - 1, j]):,.0f}) exceed the monthly active "
             f"users ({float(mau[t - 1, min(j, mau.shape[1] - 1)]):,.0f}) in month {t}"
-            + (f" of scenario {j}" if p.n > 1 else "")
+            + _scenario(p, j, PRO_INPUTS)
             + ": the upgrade probabilities (conversion.*), market.plus_share_of_mau and "
             "conversion.pro_churn_monthly cannot all be right; expected at most one Pro "
             "subscriber per user"
         )
-    bad = ~np.isfinite(cash.npv)
-    if bad.any():
-        j = int(np.argmax(bad))
-        big = sorted(
-            (k for k in p.read if abs(float(p(k)[min(j, p(k).size - 1)])) > 1e30),
+
+
+def _check_finite(p: Params, out: Results) -> None:
+    """Every figure of FINITE a number; else an error naming the inputs of extreme magnitude
+    (a result that is not a number is never printed as one)."""
+    for name in FINITE:
+        x = np.asarray(getattr(out, name))
+        bad = ~np.isfinite(x)
+        if not bad.any():
+            continue
+        j = (
+            int(np.argmax(bad.reshape(-1, x.shape[-1]).any(axis=-1)))
+            if x.ndim == 2
+            else int(np.argmax(bad))
         )
-        culprits = ", ".join(f"{k}={float(p(k)[min(j, p(k).size - 1)]):g}" for k in big)
+        values = {k: float(p(k)[min(j, p(k).size - 1)]) for k in sorted(p.read)}
+        big = [f"{k}={v:g}" for k, v in values.items() if abs(v) > EXTREME_HIGH]
+        tiny = [f"{k}={v:g}" for k, v in values.items() if 0 < abs(v) < EXTREME_LOW]
+        what = "NPV" if name == "npv" else name.replace("_", " ")
+        cause = (
+            (f": inputs too large ({', '.join(big)})" if big else "")
+            + (f"{';' if big else ':'} inputs too small ({', '.join(tiny)})" if tiny else "")
+        ) or ": an input overflowed"
         raise AssumptionError(
-            "NPV is not a finite number"
+            f"{what} is not a finite number"
             + (f" in scenario {j}" if p.n > 1 else "")
-            + (f": inputs too large ({culprits})" if culprits else ": an input overflowed")
+            + cause
             + "; expected inputs whose results fit in a double"
         )
 

@@ -120,7 +120,7 @@ def test_every_platform_frontier_covers_the_speeds_it_serves(base):
             "plans.csv",
             "pro,200,",
             "pro,-5,",
-            r"plans\.csv row 3 \(pro\), column price_usd_month: -5 is out of range; expected a number > 0",
+            r"plans\.csv row 3 \(pro\), column price_usd_month: -5 is out of range; expected a number in \(0, 100000\]",
         ),
         (
             "assumptions.csv",
@@ -330,6 +330,19 @@ def test_set_overrides_a_key_and_validates_it(base):
         base.with_overrides([("tiers.ultrafast.adoption", "1.5")])
 
 
+def test_set_fills_a_blank_optional_cell_and_refuses_a_cell_without_use(base):
+    assert "hardware.wse3.rent_usd_per_hour" not in base  # blank in hardware.csv
+    a = base.with_overrides([("hardware.wse3.rent_usd_per_hour", "100")])
+    assert a["hardware.wse3.rent_usd_per_hour"] == 100
+    assert a.entries["hardware.wse3.rent_usd_per_hour"].file == "hardware.csv"
+    with pytest.raises(
+        AssumptionError,
+        match=r"--set tiers\.standard\.adoption=0\.5: tiers\.standard\.adoption is not an "
+        r"input: the standard tier takes the share the faster tiers leave",
+    ):
+        base.with_overrides([("tiers.standard.adoption", "0.5")])
+
+
 def test_unknown_key_names_the_nearest_known_keys(base):
     with pytest.raises(
         AssumptionError,
@@ -360,7 +373,8 @@ def test_bad_scenario_row_is_named(data_copy):
     )
     a = load(data_copy)
     with pytest.raises(
-        AssumptionError, match=r"scenarios/bad\.csv row 3, column value: \"lots\" is not a number"
+        AssumptionError,
+        match=r"scenarios/bad\.csv row 3 \(contract\.mw\), column value: \"lots\" is not a number",
     ):
         a.with_scenario("bad")
 

@@ -15,7 +15,6 @@ import math
 import warnings
 
 import numpy as np
-import pytest
 from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -122,12 +121,6 @@ def test_values_within_the_rules_give_a_clean_result_or_a_refusal(pairs):
     clean_or_refused(pairs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract.value_usd, contract.mw, api.ultrafast_tokens_per_month and other keys at "
-    "1e308, a zero ultrafast API price, and denormal quotas, ramps or frontier scales overflow "
-    "with a RuntimeWarning instead of a refusal: see the xfail cases of test_bad_inputs.py",
-)
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(pairs=extreme_sets())
 def test_extreme_values_give_a_clean_result_or_a_refusal(pairs):

@@ -12,7 +12,7 @@ import reference_model
 from conftest import TIGHT
 from test_reference_model import SPM, _hand
 
-from econ.assumptions import AssumptionError, is_structural
+from econ.assumptions import TABLES, AssumptionError, Rule, is_structural
 from econ.model import evaluate, simple_breakeven
 
 # ---------------------------------------------------------------------- the tiny case by hand
@@ -338,8 +338,35 @@ def test_more_pro_subscribers_than_users_is_an_error(base):
         evaluate(base.with_overrides(crazy))
 
 
-def test_a_result_that_is_not_a_number_is_an_error_naming_the_input(base):
+def test_a_result_that_is_not_a_number_is_an_error_naming_the_input(base, monkeypatch):
+    # the rules' sense limits refuse 1e308 first; without the limit the result check still
+    # refuses the overflow and names the input
+    with pytest.raises(AssumptionError, match=r"1e308 is out of range; expected a number in"):
+        base.with_overrides([("plans.pro.price_usd_month", "1e308")])
+    monkeypatch.setitem(TABLES["plans"].columns, "price_usd_month", Rule("USD/month", low=0))
     with pytest.raises(
-        AssumptionError, match=r"NPV is not a finite number.*plans.pro.price_usd_month=1e\+308"
+        AssumptionError,
+        match=r"NPV is not a finite number: inputs too large "
+        r"\(plans\.pro\.price_usd_month=1e\+308\)",
     ):
         evaluate(base.with_overrides([("plans.pro.price_usd_month", "1e308")]))
+
+
+def test_more_pro_subscribers_than_users_in_one_scenario_names_its_inputs(base):
+    a = base.with_overrides(
+        [("conversion.pro_churn_monthly", "0"), ("market.plus_share_of_mau", "1")]
+    )
+    with pytest.raises(
+        AssumptionError,
+        match=r"in month \d+ of scenario 1 \(conversion\.plus_to_pro_base_monthly=0\.5\):",
+    ):
+        evaluate(a, {"conversion.plus_to_pro_base_monthly": np.array([0.002, 0.5])})
+
+
+def test_a_starting_pro_stock_above_the_users_is_named(base):
+    with pytest.raises(
+        AssumptionError,
+        match=r"market\.pro_subscribers_start: 2,000,000 Pro subscribers at the start exceed the "
+        r"1,000,000 monthly active users",
+    ):
+        evaluate(base, {"market.mau": np.array([1e9, 1e6]), "market.pro_subscribers_start": 2e6})

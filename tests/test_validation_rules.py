@@ -16,6 +16,15 @@ CASES = {
             r"horizon\.months\): 24 is shorter than the contract term 30",
         ),
     ],
+    "check_pro_start_within_users": [
+        (
+            "assumptions.csv",
+            "market.pro_subscribers_start,1000000,",
+            "market.pro_subscribers_start,1000000001,",
+            r"market\.pro_subscribers_start\): 1,000,000,001 Pro subscribers at the start exceed "
+            r"the 1,000,000,000 monthly active users",
+        ),
+    ],
     "check_contract_platform_known": [
         (
             "assumptions.csv",

@@ -209,8 +209,9 @@ def online_share(t: ArrayLike, ramp_months: ArrayLike, term_months: ArrayLike) -
     (section 3.5). Arguments broadcast (any layout); ramp 0 means all online from month 1."""
     t = np.asarray(t, float)
     ramp = np.asarray(ramp_months, float)
-    safe = np.where(ramp > 0, ramp, 1.0)
-    share = np.where(ramp > 0, np.minimum(1.0, t / safe), 1.0)
+    # t / max(ramp, t): 1 from month ramp on (and for ramp 0), t / ramp before; never a
+    # division by a ramp shorter than the month (months t >= 1)
+    share = t / np.maximum(ramp, t)
     return np.where(t <= np.asarray(term_months, float), share, 0.0)
 
 

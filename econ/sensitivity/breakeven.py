@@ -33,6 +33,12 @@ def search_range(
         lo, hi = base / 10 if base > 0 else base - 1, base * 10 if base > 0 else base + 1
         if rule is not None and rule.high is not None and rule.low is not None:
             lo, hi = rule.low, rule.high
+    for option, given in (("--low", low), ("--high", high)):
+        if given is not None and rule is not None and not rule.check(given):
+            raise AssumptionError(
+                f"goal seek {key}: {option} {given:g} is outside the values the key may take; "
+                f"expected {rule.expected()}"
+            )
     lo = lo if low is None else low
     hi = hi if high is None else high
     if rule is not None:  # never search outside the values the key may take
@@ -82,6 +88,12 @@ def goal_seek_key(
     if key not in a.values:
         raise AssumptionError(unknown_key_message(key, a.values))
     rule = rule_for(key)
+    if key.startswith("frontier.") and not is_structural(key, a.values[key]):
+        plat = a.values[f"frontier.{key.split('.')[1]}.platform"]
+        raise AssumptionError(
+            f"goal seek {key}: one point of a curve cannot be solved for alone (the curve would "
+            f"rise with speed); vary the whole curve through hardware.{plat}.frontier_scale"
+        )
     if is_structural(key, a.values[key]) or (rule is not None and rule.kind == "integer"):
         raise AssumptionError(
             f"goal seek {key}: an id, a flag or a whole-number key cannot be solved for; "

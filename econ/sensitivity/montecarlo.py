@@ -390,14 +390,19 @@ def _naming(path: Path) -> Iterator[None]:
 
 
 class _SamplesCsv:
-    """Every sample's inputs and outputs, written to a temporary file and renamed into place."""
+    """Every sample's inputs and outputs, written to a temporary file and renamed into place.
+
+    A target that exists and is not a regular file (a device, a pipe) is written directly:
+    renaming a temporary file over it would replace the device with a file.
+    """
 
     def __init__(self, path: str | os.PathLike, columns: Sequence[str]) -> None:
         self.path = Path(path)
-        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        special = self.path.exists() and not self.path.is_file()
+        self.tmp = None if special else self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self.fh = None
         with _naming(self.path):
-            self.fh = open(self.tmp, "w", encoding="utf-8", newline="")
+            self.fh = open(self.tmp or self.path, "w", encoding="utf-8", newline="")
             self.fh.write(",".join(columns) + "\n")
 
     def write(self, text: str) -> None:
@@ -407,12 +412,17 @@ class _SamplesCsv:
     def commit(self) -> None:
         with _naming(self.path):
             self.fh.close()
-            os.replace(self.tmp, self.path)
+            if self.tmp is not None:
+                os.replace(self.tmp, self.path)
 
     def abort(self) -> None:
         if self.fh is not None:
-            self.fh.close()
-        self.tmp.unlink(missing_ok=True)
+            try:
+                self.fh.close()
+            except OSError:
+                pass  # the error being raised already names the file
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
 
 
 def _spans(n: int, chunk: int, workers: int) -> list[tuple[int, int]]:

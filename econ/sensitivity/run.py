@@ -20,13 +20,44 @@ METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 
 
+def check_range_ends(a: Assumptions) -> None:
+    """The model at each end of each range of sensitivity.csv, one key at a time (the
+    tornado's scenarios): an end that breaks an invariant or overflows is refused naming
+    its row, before any sampling. One evaluation of all ends; the row is looked for only
+    when it fails."""
+    rows = a.sensitivity
+    n = 2 * len(rows)
+    over = {}
+    for i, s in enumerate(rows):
+        x = np.full(n, float(a.num(s.key)))
+        x[2 * i : 2 * i + 2] = (s.low, s.high)
+        over[s.key] = x
+    try:
+        evaluate(a, over, detail=False)
+        return
+    except AssumptionError:
+        pass
+    path = a.data_dir / "sensitivity.csv"
+    for s in rows:
+        for column, x in (("low", s.low), ("high", s.high)):
+            try:
+                evaluate(a, {s.key: np.array([x])}, detail=False)
+            except AssumptionError as exc:
+                raise AssumptionError(
+                    f"{path} row {s.row} ({s.key}), column {column}: at {x:g}, {exc}"
+                ) from None
+    evaluate(a, over, detail=False)  # pragma: no cover - the ends fail only together
+
+
 def problem_from(a: Assumptions) -> Problem:
-    """The uncertain inputs of sensitivity.csv (base = the current value) and correlations.csv."""
+    """The uncertain inputs of sensitivity.csv (base = the current value) and correlations.csv;
+    each range's ends are checked first (check_range_ends)."""
     if not a.sensitivity:
         raise AssumptionError(
             f"{a.data_dir / 'sensitivity.csv'}: no uncertain inputs (the file is missing or has no rows); "
             "expected key,distribution,low,high,note rows"
         )
+    check_range_ends(a)
     variables = []
     for s in a.sensitivity:
         rule = rule_for(s.key)
