@@ -1,8 +1,9 @@
 """The Python API (econ.api): against the command line's figures, the shapes and units of its
-frames, scalar and array inputs, and its error messages."""
+frames, scalar and array inputs, its error messages, and the example notebook run end to end."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -14,12 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, TIGHT
+from conftest import DATA, ROOT, TIGHT
 
 import econ
 from econ.compute import tables
 from econ.model import Results
 
+NOTEBOOK = ROOT / "docs" / "examples" / "payback_walkthrough.ipynb"
 UNIT = re.compile(r"^(?P<name>[A-Za-z0-9_.]+) \[(?P<unit>[^\]]+)\]$")
 VALUE = "contract.value_usd"
 
@@ -394,3 +396,67 @@ def test_the_engine_submodules_stay_importable_beside_the_api():
 
     assert callable(montecarlo.run) and callable(grid.grid) and callable(sobol.analyse)
     assert econ.sensitivity.monte_carlo is econ.api.monte_carlo
+
+
+# ---------------------------------------------------------------------------
+# the example notebook
+
+
+def _require(what: str) -> None:
+    """Skip where a notebook tool is missing, except in CI, which installs the test extra."""
+    if os.environ.get("CI") or os.environ.get("ECON_REQUIRE_KERNEL") == "1":
+        pytest.fail(f"{what} is required here (CI): python3 -m pip install '.[test]'")
+    pytest.skip(f"{what} is not installed (python3 -m pip install '.[test]')")
+
+
+def test_the_notebook_is_stored_without_outputs():
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+
+
+def test_the_example_notebook_runs_top_to_bottom():
+    for module in ("nbformat", "nbclient", "ipykernel"):
+        if importlib.util.find_spec(module) is None:
+            _require(module)
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    from nbclient import NotebookClient
+
+    try:
+        KernelSpecManager().get_kernel_spec("python3")
+    except NoSuchKernel:
+        _require("a python3 Jupyter kernel (ipykernel)")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    here = str(Path(econ.__file__).resolve().parents[1])  # the kernel imports this econ
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+    }
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    )
+    client.execute(env=env)  # raises CellExecutionError, naming the cell, on any error
+    text = "\n".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+    )
+    stderr = [
+        o["text"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("name") == "stderr"
+    ]
+    assert not [s for s in stderr if "Warning" in s], stderr
+    assert "P(NPV > 0) = " in text and "NPV is zero at conversion.capped_upgrade_propensity" in text
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "image/png" in o.get("data", {})
+    ]
+    assert len(images) == 3  # cumulative cash, the speed sweep, the fan
