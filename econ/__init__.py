@@ -7,6 +7,32 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-from econ.assumptions import AssumptionError, Assumptions, load
+from econ import sensitivity
+from econ.api import (
+    Evaluation,
+    MonteCarlo,
+    calibration,
+    capacity_table,
+    evaluate,
+    frontier_audit,
+    goal_seek,
+    load,
+    rent_vs_buy,
+)
+from econ.assumptions import AssumptionError, Assumptions
 
-__all__ = ["AssumptionError", "Assumptions", "load", "__version__"]
+__all__ = [
+    "AssumptionError",
+    "Assumptions",
+    "Evaluation",
+    "MonteCarlo",
+    "__version__",
+    "calibration",
+    "capacity_table",
+    "evaluate",
+    "frontier_audit",
+    "goal_seek",
+    "load",
+    "rent_vs_buy",
+    "sensitivity",
+]

@@ -1,0 +1,686 @@
+"""The Python API for notebooks and scripts (docs/api.md): load the data, evaluate one or many
+scenarios, and get the monthly paths, the metrics, the compute side's tables and every
+sensitivity analysis as pandas DataFrames whose column names carry their units.
+
+This module computes nothing of the model's own: each function calls the model
+(:func:`econ.model.evaluate`), the headline (:func:`econ.headline.headline`), the compute
+side's tables (:mod:`econ.compute.tables`) or the sensitivity engine
+(:mod:`econ.sensitivity.run`, :mod:`econ.sensitivity.breakeven`) and shapes what they return.
+
+Conventions of every frame:
+
+- a numeric column is named ``"<name> [<unit>]"``: the name is the one econ uses elsewhere
+  (a field of :class:`econ.model.Results`, a column of ``econ capacity --json``, a key of
+  ``econ summary --json``), the unit is written as docs/model.md writes it ("-" for a pure
+  number, "x" for a ratio); a column of ids, text or yes/no has no brackets;
+- ``df.attrs["units"]`` maps every column to its unit (None for a column without one);
+- where the unit changes from row to row (a tornado or break-even row is about one key), a
+  column gives it (``unit``, ``output_unit``, ``x_unit``, ``y_unit``), and
+  ``df.attrs["unit_columns"]`` maps each column so measured to the column holding its unit;
+- the outputs of the analyses are named as the Results fields (``npv``, ``payback_months``,
+  ``irr_annual``, ``profitability_index``), where ``econ sensitivity --json`` says ``npv_usd``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from econ import assumptions as _assumptions
+from econ import headline as _headline
+from econ import model as _model
+from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.compute import tables as _tables
+from econ.payback import GoalSeek
+
+# The sensitivity engine is imported inside the functions that use it: econ.sensitivity's
+# __init__ imports this module, so a top-level import here would be circular.
+
+# the seed and sample counts of the command line's defaults, so that the API and
+# `econ sensitivity ...` give the same numbers when neither is given
+SEED = 12345
+MONTE_CARLO_SAMPLES = 20_000
+SOBOL_SAMPLES = 1024
+
+# the sensitivity engine's output names (as `econ summary --json` names them) -> Results fields
+OUTPUT_NAMES = {
+    "npv_usd": "npv",
+    "payback_months": "payback_months",
+    "irr_annual": "irr_annual",
+    "profitability_index": "profitability_index",
+}
+
+CAPACITY_UNITS: dict[str, str | None] = {
+    "platform": None,
+    "tier": None,
+    "tokens_per_s_per_user": "tokens/s/user",
+    "tokens_per_s_per_mw": "tokens/s/MW",
+    "concurrent_users_per_mw": "users/MW",
+    "chips_per_replica": "chips",
+    "stages": "stages",
+    "chips_per_stage": "chips",
+    "ceiling_tokens_per_s": "tokens/s/user",
+    "physics_tokens_per_s_per_mw": "tokens/s/MW",
+    "physics_users_per_mw": "users/MW",
+    "physics_stages": "stages",
+    "physics_speed": "tokens/s/user",
+    "physics_bound": None,
+    "data_over_physics": "x",
+    "verdict": None,
+    "cost_per_mtok_rent_usd": "USD per 1M tokens",
+    "cost_per_mtok_buy_usd": "USD per 1M tokens",
+    "cost_per_mtok_rent_usd_physics": "USD per 1M tokens",
+    "cost_per_mtok_buy_usd_physics": "USD per 1M tokens",
+}
+AUDIT_UNITS: dict[str, str | None] = {
+    "point": None,
+    "platform": None,
+    "tokens_per_s_per_user": "tokens/s/user",
+    "tokens_per_s_per_mw": "tokens/s/MW",
+    "ceiling_tokens_per_s": "tokens/s/user",
+    "physics_tokens_per_s_per_mw": "tokens/s/MW",
+    "data_over_physics": "x",
+    "verdict": None,
+}
+CALIBRATION_UNITS: dict[str, str | None] = {
+    "point": None,
+    "platform": None,
+    "model": None,
+    "chips": "chips",
+    "measured_tokens_per_s": "tokens/s/user",
+    "predicted_tokens_per_s": "tokens/s/user",
+    "predicted_over_measured": "x",
+    "tolerance": "x",
+    "within_tolerance": None,
+    "used_for_fit": None,
+    "note": None,
+}
+RENT_VS_BUY_UNITS: dict[str, str | None] = {
+    "platform": None,
+    "buy_npv_at_zero_price_usd": "USD",
+    "buy_npv_per_usd_of_price": "-",
+    "rent_npv_usd": "USD",
+    "buy_npv_usd": "USD",
+    "rent_usd_per_mw_month": "USD/MW-month",
+    "rent_usd_per_delivered_mw_month": "USD/MW-month",
+    "buy_usd_per_delivered_mw_month": "USD/MW-month",
+    "breakeven_system_price_usd": "USD",
+    "breakeven_note": None,
+    "systems": "systems",
+    "buy_capex_usd": "USD",
+    "buy_residual_usd": "USD",
+    "lessor_yield_annual": "1/yr",
+    "rent_and_price_consistent": None,
+}
+SOBOL_UNITS: dict[str, str | None] = {
+    "output": None,
+    "variable": None,
+    **{c: "-" for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high")},
+    "note": None,
+}
+
+
+# ---------------------------------------------------------------------------
+# naming
+
+
+def column(name: str, unit: str | None) -> str:
+    """The column name of a quantity: ``"rent [USD]"``, or the bare name where it has no unit."""
+    return f"{name} [{unit}]" if unit else name
+
+
+def output_unit(output: str) -> str:
+    """The unit of an output named as a Results field (``npv`` -> ``USD``)."""
+    return _model.Results.units()[output][0]
+
+
+def key_unit(key: str) -> str | None:
+    """The unit of a dotted key as its rule declares it (``contract.value_usd`` -> ``USD``)."""
+    rule = rule_for(key)
+    return rule.unit if rule is not None else None
+
+
+def _with_units(df: pd.DataFrame, units: Mapping[str, str | None]) -> pd.DataFrame:
+    """``df`` with each column of a known unit renamed ``"name [unit]"``; attrs["units"] maps
+    every column (renamed) to its unit, None for the others."""
+    new = {c: column(c, units.get(c)) for c in df.columns}
+    out = df.rename(columns=new)
+    out.attrs = {**df.attrs, "units": {new[c]: units.get(c) for c in df.columns}}
+    return out
+
+
+def _value_text(key: str, value: object) -> str:
+    """One value of ``load(set=...)`` as the text an override takes (exact for a float)."""
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.ndim != 0:
+        raise AssumptionError(
+            f"set {key}: one value expected, got an array of shape {arr.shape}; "
+            f"pass arrays of scenarios to econ.evaluate(a, {{{key!r}: values}})"
+        )
+    x = arr.item()
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, float):
+        return repr(x)  # the shortest text that reads back as the same float
+    return str(x)
+
+
+# ---------------------------------------------------------------------------
+# assumptions and one evaluation
+
+
+def load(
+    data: str | Path | None = None,
+    scenario: str | None = None,
+    set: Mapping[str, object] | None = None,  # noqa: A002 - the CLI's --set
+) -> Assumptions:
+    """Load and validate the assumptions (docs/model.md, section 2).
+
+    Parameters
+    ----------
+    data : a folder of assumption CSVs; default the bundled data.
+    scenario : the name of a file of ``data/scenarios/`` (without ``.csv``), applied first.
+    set : {dotted key: value} overrides applied after the scenario, as ``--set KEY=VALUE``:
+        a number, or text such as ``"physics"`` or ``"3%"``; one value per key (arrays of
+        scenarios go to :func:`evaluate`).
+
+    Returns the :class:`~econ.assumptions.Assumptions`. Raises
+    :class:`~econ.assumptions.AssumptionError` naming the file, row, key or value at fault
+    (an unknown key suggests the nearest known ones).
+    """
+    a = _assumptions.load(data)
+    if scenario is not None:
+        a = a.with_scenario(scenario)
+    if set:
+        a = a.with_overrides([(k, _value_text(k, v)) for k, v in set.items()], origin="set")
+    return a
+
+
+class Evaluation:
+    """N scenarios evaluated at once: the model's results shaped as pandas frames.
+
+    Attributes
+    ----------
+    assumptions : the assumptions evaluated (with ``overrides`` on top).
+    results : the model's :class:`~econ.model.Results`: arrays (N, H) and (N,) with their
+        units in ``Results.units()``.
+    overrides : {dotted key: values (N,)} of the keys given to :func:`evaluate`.
+    scenarios : the scenario labels (N,): the index of a pandas Series or DataFrame given,
+        else 0..N-1.
+    monthly, metrics, headline : see each property.
+    """
+
+    def __init__(
+        self,
+        assumptions: Assumptions,
+        results: _model.Results,
+        overrides: Mapping[str, np.ndarray],
+        scenarios: pd.Index,
+    ):
+        self.assumptions = assumptions
+        self.results = results
+        self.overrides = dict(overrides)
+        self.scenarios = scenarios
+
+    def __repr__(self) -> str:
+        return (
+            f"<Evaluation of {self.n} scenario{'s' * (self.n != 1)} over {self.results.months.size} "
+            f"months, data scenario {self.assumptions.scenario!r}, "
+            f"varying {', '.join(self.overrides) or 'nothing'}>"
+        )
+
+    @property
+    def n(self) -> int:
+        """The number of scenarios, N."""
+        return self.results.n
+
+    @cached_property
+    def monthly(self) -> pd.DataFrame:
+        """Every monthly path, (N x H) rows indexed by (scenario, month), month 1..H.
+
+        One column per (N, H) field of :class:`~econ.model.Results`, named with its unit:
+        ``"mw_online [MW]"``, ``"rent [USD]"``, ``"revenue [USD]"``, ``"gpu_savings [USD]"``,
+        ``"net_cash_flow [USD]"``, ``"cumulative_cash [USD]"``, ``"utilization [share]"``,
+        ``"pro [users]"``, ``"incremental_pro [users]"``, ``"ultrafast_adoption [share]"``, ...
+        (docs/model.md, sections 3-6). attrs: "units" and "meaning" by column. Fields only a
+        detailed evaluation computes are absent with ``detail=False``. Memory: 8 bytes x N x H
+        x about 35 columns; for a large N read ``results`` instead.
+        """
+        r = self.results
+        cols: dict[str, np.ndarray] = {}
+        units: dict[str, str] = {}
+        meaning: dict[str, str] = {}
+        for name, (unit, shape, doc) in _model.Results.units().items():
+            x = getattr(r, name)
+            if shape != "(N, H)" or x is None:
+                continue
+            c = column(name, unit)
+            cols[c] = np.asarray(x, float).reshape(-1)
+            units[c], meaning[c] = unit, doc
+        index = pd.MultiIndex.from_product(
+            [self.scenarios, r.months.astype(int)], names=["scenario", "month"]
+        )
+        df = pd.DataFrame(cols, index=index)
+        df.attrs = {"units": units, "meaning": meaning, "data_scenario": self.assumptions.scenario}
+        return df
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """One row per scenario: the keys given to :func:`evaluate` (``"<key> [<unit>]"``), then
+        every (N,) field of :class:`~econ.model.Results` with its unit: ``"npv [USD]"``,
+        ``"npv_without_terminal_value [USD]"``, ``"npv_at_term [USD]"``,
+        ``"terminal_value [USD]"``, ``"irr_annual [1/yr]"``, ``"payback_months [months]"``,
+        ``"discounted_payback_months [months]"``, ``"shortfall [USD]"``, ``"rent_npv [USD]"``,
+        ``"profitability_index [-]"``, ``"realised_cost_per_mtok [USD per 1M tokens]"``,
+        ``"throughput_per_mw [tokens/s/MW]"``, ... (docs/model.md, section 6). No payback
+        within the horizon and an undefined IRR are NaN. attrs: "units" and "meaning"."""
+        r = self.results
+        cols: dict[str, np.ndarray] = {}
+        units: dict[str, str | None] = {}
+        meaning: dict[str, str] = {}
+        for key, values in self.overrides.items():
+            c = column(key, key_unit(key))
+            cols[c] = np.broadcast_to(values, (self.n,))
+            units[c], meaning[c] = key_unit(key), f"the input {key}"
+        for name, (unit, shape, doc) in _model.Results.units().items():
+            x = getattr(r, name)
+            if shape != "(N,)" or x is None:
+                continue
+            c = column(name, unit)
+            cols[c] = np.asarray(x, float)
+            units[c], meaning[c] = unit, doc
+        df = pd.DataFrame(cols, index=self.scenarios)
+        df.attrs = {"units": units, "meaning": meaning, "data_scenario": self.assumptions.scenario}
+        return df
+
+    def scenario(self, i: int = 0) -> Assumptions:
+        """The assumptions of scenario ``i`` (a position 0..N-1): the evaluated assumptions
+        with that scenario's values of the keys given to :func:`evaluate`, as ``--set`` would
+        give them; for the functions that take one set of assumptions (the headline, the
+        capacity table, goal seek)."""
+        if not self.overrides:
+            return self.assumptions
+        pairs = [
+            (k, _value_text(k, float(np.broadcast_to(v, (self.n,))[i])))
+            for k, v in self.overrides.items()
+        ]
+        return self.assumptions.with_overrides(
+            pairs, origin=f"evaluate, scenario {self.scenarios[i]}"
+        )
+
+    @cached_property
+    def headline(self) -> dict[str, Any]:
+        """The dict ``econ summary --json`` prints, for scenario 0: ``npv_usd``,
+        ``payback_months``, ``irr_annual``, ``profitability_index``, ``totals``,
+        ``capacity_limits``, ``physics``, ``rent_vs_buy``, ``monthly``, ... (NaN as None)."""
+        if not self.overrides and self.results.totals is not None:
+            return _headline.headline(self.assumptions, self.results)
+        return _headline.headline(self.scenario(0))
+
+
+def evaluate(
+    a: Assumptions,
+    overrides: Mapping[str, ArrayLike] | pd.DataFrame | None = None,
+    /,
+    *,
+    detail: bool = True,
+    **keys: ArrayLike,
+) -> Evaluation:
+    """Evaluate N scenarios in one vectorised call (docs/model.md, sections 3-6).
+
+    Parameters
+    ----------
+    a : the assumptions (:func:`load`).
+    overrides : {dotted key: scalar or values shape (N,)}, or a DataFrame with one column per
+        key and one row per scenario (its index labels the scenarios). Every numeric key may
+        vary, tier speeds and hardware figures included; a structural key (the horizon, the
+        platform, the capacity basis, a frontier point's speed) takes one value: set it with
+        :func:`load`.
+    detail : also compute what only reports show (utilisation, the Pro plan's cap hits,
+        cumulative discounted cash); False is faster for a large N.
+    **keys : more overrides by keyword, e.g. ``**{"contract.value_usd": values}``.
+
+    Returns an :class:`Evaluation` with ``.monthly``, ``.metrics`` and ``.headline``.
+    All arguments may be scalars or arrays; scalars broadcast to the N of the arrays.
+    Raises :class:`~econ.assumptions.AssumptionError` for an unknown key, a value outside its
+    key's rule, arrays of different lengths or a key given twice.
+    """
+    given: dict[str, Any] = {}
+    if isinstance(overrides, pd.DataFrame):
+        given.update({k: overrides[k] for k in overrides.columns})
+    elif overrides is not None:
+        given.update(overrides)
+    for k, v in keys.items():
+        if k in given:
+            raise AssumptionError(
+                f"{k}: given twice (in the mapping and as a keyword); give it once"
+            )
+        given[k] = v
+    results = _model.evaluate(a, given, detail=detail)
+    n = results.n
+    scenarios: pd.Index = pd.RangeIndex(n, name="scenario")
+    if isinstance(overrides, pd.DataFrame) and len(overrides) == n:
+        scenarios = overrides.index.rename("scenario")
+    else:
+        labelled = [v for v in given.values() if isinstance(v, pd.Series) and len(v) == n]
+        if labelled:
+            scenarios = labelled[0].index.rename("scenario")
+    arrays = {k: np.atleast_1d(np.asarray(v, float)) for k, v in given.items()}
+    return Evaluation(a, results, arrays, scenarios)
+
+
+# ---------------------------------------------------------------------------
+# the compute side's tables
+
+
+def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame:
+    """One row per platform and per-user speed (the tier speeds, then ``speeds``
+    [tokens/s/user]), as ``econ capacity``: data throughput and users per MW, the replica
+    layout, the per-user ceiling, the physics envelope and what attains it, data over
+    physics, the verdict ("plausible", "above the ceiling", ...), and the cost per million
+    tokens rented and bought on each basis (docs/model.md, sections 3.1-3.4, 4.3).
+    A speed a platform's curve does not cover has NaN data columns."""
+    return _with_units(_tables.capacity_table(a, speeds), CAPACITY_UNITS)
+
+
+def frontier_audit(a: Assumptions) -> pd.DataFrame:
+    """Every frontier point against its platform's physics envelope for the served model, with
+    the verdict; a point measured on another model says so (docs/model.md, section 3.4)."""
+    return _with_units(_tables.frontier_audit(a), AUDIT_UNITS)
+
+
+def calibration(a: Assumptions) -> pd.DataFrame:
+    """Each published speed of calibration.csv against the per-user ceiling the platform's
+    figures predict for that model, and whether it is within the row's tolerance
+    (docs/model.md, section 3.3). Empty where the data have no calibration.csv."""
+    return _with_units(_tables.calibration_table(a), CALIBRATION_UNITS)
+
+
+def rent_vs_buy(a: Assumptions) -> pd.DataFrame:
+    """Renting against buying the contracted MW over the term, one row (index: the data
+    scenario): both NPVs, per MW-month, the break-even system price (NaN where none), the
+    lessor's yield (NaN where undefined) and whether rent and price can both be right
+    (docs/model.md, section 4.3). ``.T`` reads it as a list."""
+    d = _tables.rent_vs_buy(a)
+    row = {
+        k: (np.nan if v is None else float(v)) if RENT_VS_BUY_UNITS.get(k) else v
+        for k, v in d.items()
+    }
+    return _with_units(
+        pd.DataFrame([row], index=pd.Index([a.scenario], name="scenario")), RENT_VS_BUY_UNITS
+    )
+
+
+def goal_seek(
+    a: Assumptions,
+    key: str,
+    target: str = "npv",
+    low: float | None = None,
+    high: float | None = None,
+) -> GoalSeek:
+    """The value of ``key`` [its unit] at which NPV is zero (``target="npv"``) or the payback
+    month equals the term (``target="payback"``), as ``econ goal-seek`` (docs/model.md,
+    section 6). The search range is [low, high], else the key's sensitivity range, else its
+    rule's. Returns a GoalSeek: ``value`` (None where no value in the range gets there, with
+    the reason in ``message``), ``bracket`` (the range searched), ``base`` and ``message``."""
+    from econ.sensitivity.breakeven import goal_seek_key
+
+    return goal_seek_key(a, key, target, low, high)
+
+
+# ---------------------------------------------------------------------------
+# sensitivity (exported as econ.sensitivity.tornado, grids, monte_carlo, sobol_indices,
+# breakeven_table)
+
+
+def _outputs(df: pd.DataFrame, col: str = "output") -> pd.DataFrame:
+    """The engine's output names in ``col`` as the Results fields, with an output_unit column."""
+    df = df.copy()
+    df[col] = df[col].map(lambda o: OUTPUT_NAMES.get(o, o))
+    df.insert(df.columns.get_loc(col) + 1, "output_unit", df[col].map(output_unit))
+    return df
+
+
+def tornado(a: Assumptions) -> pd.DataFrame:
+    """One-way sensitivity (docs/model.md, section 7): every key of sensitivity.csv at its
+    low and at its high with the others at base, for npv, payback_months and irr_annual.
+
+    Columns: output, output_unit, variable, unit (of low, high and base), low, high, base,
+    output_base, output_low, output_high, change_low, change_high and swing (in output_unit;
+    no payback counts as the horizon in the swing), sorted by swing within each output."""
+    from econ.sensitivity import run
+
+    df = _outputs(run.tornado(a))
+    df.insert(df.columns.get_loc("variable") + 1, "unit", df["variable"].map(key_unit))
+    df = _with_units(df, {})
+    out = ("output_base", "output_low", "output_high", "change_low", "change_high", "swing")
+    df.attrs["unit_columns"] = {
+        **dict.fromkeys(("low", "high", "base"), "unit"),
+        **dict.fromkeys(out, "output_unit"),
+    }
+    return df
+
+
+def grids(a: Assumptions) -> pd.DataFrame:
+    """The two-way grids of grids.csv (docs/model.md, section 7): one row per grid point,
+    columns grid, x_key, x_unit, x, y_key, y_unit, y, and ``"npv [USD]"``,
+    ``"payback_months [months]"``, ``"irr_annual [1/yr]"``."""
+    from econ.sensitivity import run
+
+    df = run.grids(a)
+    if df.empty:
+        return df
+    df.insert(df.columns.get_loc("x_key") + 1, "x_unit", df["x_key"].map(key_unit))
+    df.insert(df.columns.get_loc("y_key") + 1, "y_unit", df["y_key"].map(key_unit))
+    df = df.rename(columns=OUTPUT_NAMES)
+    units = {o: output_unit(o) for o in OUTPUT_NAMES.values() if o in df.columns}
+    df = _with_units(df, units)
+    df.attrs["unit_columns"] = {"x": "x_unit", "y": "y_unit"}
+    return df
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    """A Monte Carlo of the deal over sensitivity.csv, as frames (docs/model.md, section 7).
+
+    Attributes
+    ----------
+    statistics : index (output, statistic), columns value and unit: the percentiles
+        "P5".."P95" of npv, payback_months, irr_annual and profitability_index, the mean and
+        its standard error (not of IRR), "P(NPV > 0)", "P(payback <= term)" and their
+        standard errors, "share undefined", "share with no payback within the horizon".
+    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"``, its
+        ``"noise_floor [USD]"`` and ``"noise_sd [USD]"``, within_noise (not shown to be worth
+        knowing), ``"share_of_evpi [share]"``; largest first. attrs["evpi"] = ``evpi``.
+    evpi : the expected value of perfect information on every input [USD].
+    fan : index month, ``"P10 [USD]"``, ``"P50 [USD]"``, ``"P90 [USD]"``: cumulative cash by
+        month over all samples.
+    payback_by_month : index month, ``"share_paid_back [share]"`` (P(payback <= month)) and
+        its ``"standard_error [share]"``.
+    convergence : the mean NPV over the first 1, 2, 4, ... samples and all: ``"n [samples]"``,
+        ``"defined [samples]"``, ``"mean [USD]"``, ``"standard_error [USD]"``.
+    histograms, s_curves : {"npv", "payback_months": frame} (histogram bins over P1-P99 with
+        the tails in attrs; share of all samples at or below each value).
+    samples : the first ``keep`` samples, index sample: every sampled key
+        (``"<key> [<unit>]"``) and the four outputs (``"npv [USD]"``, ...).
+    n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
+        sensitivity.csv that the payback model does not read (not sampled; zero value of
+        information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
+    """
+
+    statistics: pd.DataFrame
+    value_of_information: pd.DataFrame
+    evpi: float
+    fan: pd.DataFrame
+    payback_by_month: pd.DataFrame
+    convergence: pd.DataFrame
+    histograms: dict[str, pd.DataFrame]
+    s_curves: dict[str, pd.DataFrame]
+    samples: pd.DataFrame
+    n: int
+    seed: int
+    sampled: tuple[str, ...]
+    unread: tuple[str, ...]
+    raw: dict
+
+    @property
+    def probability_npv_positive(self) -> float:
+        """P(NPV > 0) over all samples [share]."""
+        return float(self.statistics.loc[("npv", "P(NPV > 0)"), "value"])
+
+    @property
+    def probability_payback_within_term(self) -> float:
+        """P(payback <= term) over all samples, no payback counting as never [share]."""
+        return float(self.statistics.loc[("payback_months", "P(payback <= term)"), "value"])
+
+
+def _statistic_unit(statistic: str, unit: str) -> str:
+    """A probability or share is a share; a percentile, mean or its error has the output's unit."""
+    shares = ("P(", "standard error of P(", "share")
+    return "share" if statistic.startswith(shares) else unit
+
+
+def monte_carlo(
+    a: Assumptions,
+    samples: int = MONTE_CARLO_SAMPLES,
+    seed: int = SEED,
+    workers: int = 1,
+    keep: int | None = None,
+) -> MonteCarlo:
+    """A Monte Carlo of NPV, payback, IRR and profitability index over the ranges of
+    sensitivity.csv with the rank correlations of correlations.csv, as ``econ sensitivity
+    montecarlo`` (docs/model.md, section 7).
+
+    Parameters
+    ----------
+    samples : Latin-hypercube samples (the statistics use all of them).
+    seed : the seed; the same seed gives the same results to the last bit, for any
+        ``workers``.
+    workers : processes evaluating the samples (1: this one).
+    keep : samples to return with their inputs in ``.samples`` (default all: 8 bytes x
+        (sampled keys + 4) each).
+
+    Returns a :class:`MonteCarlo`. Raises AssumptionError where sensitivity.csv is missing
+    or has no rows.
+    """
+    from econ.sensitivity import run
+
+    keep = samples if keep is None else keep
+    mc = run.monte_carlo(a, samples, seed, keep=keep, workers=workers)
+    stats = mc["stats"].copy()
+    stats["output"] = stats["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
+    stats["unit"] = [
+        _statistic_unit(s, output_unit(o))
+        for o, s in zip(stats["output"], stats["statistic"], strict=True)
+    ]
+    stats = stats.set_index(["output", "statistic"])
+    usd = output_unit("npv")
+    voi = _with_units(
+        mc["evppi"],
+        {"evppi": usd, "noise_floor": usd, "noise_sd": usd, "share_of_evpi": "share"},
+    )
+    voi.attrs["evpi"] = float(mc["evpi_usd"])
+    fan = _with_units(mc["fan"], {"P10": usd, "P50": usd, "P90": usd, "month": None}).set_index(
+        "month"
+    )
+    fan.attrs["path"] = "cumulative_cash"
+    by_month = mc["payback_by_month"].rename(columns={"share": "share_paid_back"})
+    by_month = _with_units(
+        by_month, {"share_paid_back": "share", "standard_error": "share"}
+    ).set_index("month")
+    conv = _with_units(
+        mc["convergence"],
+        {"n": "samples", "defined": "samples", "mean": usd, "standard_error": usd},
+    )
+    months = output_unit("payback_months")
+    hist_units = {"count": "samples", "cumulative_share": "share"}
+    histograms = {
+        "npv": _with_units(
+            mc["hist_npv"], {**hist_units, **dict.fromkeys(("bin_low", "bin_high", "bin_mid"), usd)}
+        ),
+        "payback_months": _with_units(
+            mc["hist_payback"],
+            {**hist_units, **dict.fromkeys(("bin_low", "bin_high", "bin_mid"), months)},
+        ),
+    }
+    s_curves = {
+        "npv": _with_units(mc["s_npv"], {"value": usd, "share": "share"}),
+        "payback_months": _with_units(mc["s_payback"], {"value": months, "share": "share"}),
+    }
+    raw_samples = mc["run"].inputs.rename(columns=OUTPUT_NAMES)
+    units = {c: key_unit(c) for c in raw_samples.columns if c not in OUTPUT_NAMES.values()}
+    units.update({o: output_unit(o) for o in OUTPUT_NAMES.values()})
+    kept = _with_units(raw_samples, units)
+    kept.index.name = "sample"
+    return MonteCarlo(
+        statistics=stats,
+        value_of_information=voi,
+        evpi=float(mc["evpi_usd"]),
+        fan=fan,
+        payback_by_month=by_month,
+        convergence=conv,
+        histograms=histograms,
+        s_curves=s_curves,
+        samples=kept,
+        n=int(mc["n"]),
+        seed=seed,
+        sampled=tuple(mc["problem"].names),
+        unread=tuple(mc["unread"]),
+        raw=mc,
+    )
+
+
+def sobol_indices(
+    a: Assumptions,
+    n: int = SOBOL_SAMPLES,
+    seed: int = SEED,
+    metric: str = "npv",
+    workers: int = 1,
+) -> pd.DataFrame:
+    """Sobol first-order and total indices of every key of sensitivity.csv, with 95 %
+    bootstrap intervals, as ``econ sensitivity sobol`` (docs/model.md, section 7).
+
+    Parameters
+    ----------
+    n : the base sample size, a power of two (n x (d + 2) evaluations, d the keys read).
+    seed : the seed of the scrambled Sobol sequence and of the bootstrap.
+    metric : "npv" or "payback" (no payback counts as the horizon).
+    workers : processes evaluating the samples.
+
+    Columns: output, variable, ``"S1 [-]"``, ``"S1_low [-]"``, ``"S1_high [-]"``,
+    ``"ST [-]"``, ``"ST_low [-]"``, ``"ST_high [-]"``, note; largest total index first. A key
+    the payback model does not read has indices of exactly 0 and says so in note.
+    """
+    from econ.sensitivity import run
+
+    if metric not in ("npv", "payback"):
+        raise ValueError(f"sobol_indices: metric {metric!r}; expected 'npv' or 'payback'")
+    df = run.sobol_indices(a, n, seed, metric, workers=workers)
+    df["output"] = df["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
+    return _with_units(df, SOBOL_UNITS)
+
+
+def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
+    """Goal seek (:func:`goal_seek`) of every key of sensitivity.csv, nearest break-even first.
+
+    Columns: key, unit (of base, searched_low, searched_high and breakeven), base,
+    searched_low, searched_high, breakeven (NaN where the range holds none),
+    ``"change_from_base [share]"`` (breakeven / base - 1) and message."""
+    from econ.sensitivity.breakeven import breakeven_table as table
+
+    df = table(a, target)
+    df.insert(df.columns.get_loc("key") + 1, "unit", df["key"].map(key_unit))
+    df = _with_units(df, {"change_from_base": "share"})
+    df.attrs["unit_columns"] = dict.fromkeys(
+        ("base", "searched_low", "searched_high", "breakeven"), "unit"
+    )
+    return df
