@@ -25,7 +25,10 @@ Readings, where the specification leaves room:
   basis the ceiling alone). The ultrafast tier is served at the lower of its own speed and
   that one; where that is below the fast tier's speed the platform cannot offer the tier
   (tier speeds must rise, 2.2): the deal is evaluated without it (ultrafast adoption and
-  API demand 0), so its megawatts earn by backfill alone.
+  API demand 0), so its megawatts earn by backfill alone. On the physics basis the envelope
+  carries nothing at the ceiling itself (a decode step spends all its time reading the
+  weights), so there the served speed shows what the ceiling allows, not what pays best
+  (``econ sweep tiers.ultrafast.tokens_per_s --set capacity.basis=physics`` shows that).
 - **Sweeps** run one vectorised evaluation per chunk of ``SWEEP_CHUNK`` values (a fixed
   size, so the chunks do not depend on the worker count); whole-number keys take whole
   values, 0/1 flags both values, and the horizon (one value per run) is evaluated point by

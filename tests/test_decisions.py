@@ -395,6 +395,9 @@ def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
     assert code == 0 and "does not read agent.ttft_s" in out
     o = D.optimize(base, "contract.term_months", metric="payback", workers=1)
     assert o.value == int(o.value) and not o.refined
+    args = ["optimize", "tiers.ultrafast.adoption", "--metric", "payback", "--scenario", "bear"]
+    code, out, _ = run([*args, "--data", str(DATA), "--workers", "1"], capsys)
+    assert code == 0 and "No value in this range pays back within the horizon." in out
 
 
 def test_sweep_csv_and_json(tmp_path, capsys):

@@ -406,6 +406,12 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
     lines = [f"{key} from {_value(r.low)} to {_value(r.high)} ({r.how}; base {_value(r.base)})"]
     if not o.read:
         lines.append(f"The payback model does not read {key}: {what} does not depend on it.")
+    elif not np.isfinite(o.curve[o.output].to_numpy()).any():
+        lines.append(
+            "No value in this range pays back within the horizon."
+            if o.metric in ("payback", "discounted_payback")
+            else f"{what[0].upper() + what[1:]} has no value anywhere in this range."
+        )
     elif o.flat:
         lines.append(f"{what[0].upper() + what[1:]} does not change over this range.")
     else:
