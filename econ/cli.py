@@ -98,6 +98,21 @@ def scenario_name(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{shown(text)}: {str(exc).split(': ', 1)[1]}") from None
 
 
+def compare_name(text: str) -> str:
+    """An argparse type: a scenario name, or "base" (the run without a scenario)."""
+    from econ.assumptions import BASE_SCENARIO
+
+    return text if text == BASE_SCENARIO else scenario_name(text)
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    x = finite_number(text)
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"{shown(text)}: out of range; expected a number > 0")
+    return x
+
+
 SAMPLES = whole_number(1, MAX_SAMPLES)
 SOBOL_SAMPLES = whole_number(1, MAX_SOBOL_SAMPLES)
 SEED = whole_number(0, MAX_SEED)
@@ -271,7 +286,113 @@ def build_parser() -> argparse.ArgumentParser:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE")
+
+    p = sub.add_parser(
+        "compare",
+        help="scenarios side by side (NPV, payback, IRR, ...) and their payback curves, "
+        "written to DIR/compare/comparison.xlsx and .png",
+    )
+    p.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        type=compare_name,
+        help="scenario names, base for the run without one (default: base, then every "
+        "scenario of data/scenarios)",
+    )
+    _data_and_set(p)
+    p.add_argument(
+        "--out", metavar="DIR", default="reports", help="output folder (default: ./reports)"
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    _workers_all(p)
+
+    p = sub.add_parser(
+        "platforms",
+        help="the same budget and term on every platform: MW, fastest speed, users per MW, "
+        "NPV and payback",
+    )
+    _common(p)
+    p.add_argument(
+        "--budget",
+        type=positive_number,
+        metavar="USD",
+        help="the budget to spend (default: contract.value_usd)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    _workers_all(p)
+
+    p = sub.add_parser(
+        "sweep", help="NPV, payback, discounted payback and peak utilisation over one key"
+    )
+    _common(p)
+    p.add_argument("key")
+    _key_range(p)
+    p.add_argument(
+        "--points",
+        type=POINTS,
+        default=21,
+        metavar="N",
+        help=f"values of the key, {MIN_POINTS} to {MAX_POINTS} (default 21)",
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--csv", metavar="FILE", help="write the table to FILE")
+    _workers_all(p)
+
+    p = sub.add_parser(
+        "optimize", help="the value of KEY that maximises NPV (or another metric) in a range"
+    )
+    _common(p)
+    p.add_argument("key")
+    _key_range(p)
+    p.add_argument(
+        "--metric",
+        choices=("npv", "profitability_index", "payback", "discounted_payback"),
+        default="npv",
+        help="what to make best: NPV or the profitability index highest, a payback earliest "
+        "(default npv)",
+    )
+    p.add_argument("--json", action="store_true")
+    _workers_all(p)
     return parser
+
+
+def _data_and_set(p: argparse.ArgumentParser) -> None:
+    """--data and --set (for a command that names its scenarios itself)."""
+    p.add_argument(
+        "--data",
+        metavar="DIR",
+        help="folder of assumption CSVs (default: ./data, else the bundled defaults)",
+    )
+    p.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        dest="overrides",
+        help="override one assumption by its dotted key in every scenario (repeatable)",
+    )
+
+
+def _workers_all(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers",
+        type=WORKERS,
+        default=None,
+        metavar="N",
+        help=f"processes, 1 to {MAX_WORKERS} (default: all cores)",
+    )
+
+
+def _key_range(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--low",
+        type=finite_number,
+        help="lower end (default: the key's sensitivity range, else its valid range, else "
+        "half its value)",
+    )
+    p.add_argument("--high", type=finite_number, help="upper end (default: as --low, or twice)")
 
 
 def _speeds(text: str) -> tuple[float, ...]:
@@ -655,6 +776,103 @@ def write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
 
 
+def _all_workers(args) -> int:
+    """--workers, or every core this process may use."""
+    from econ.parallel import available_cores
+
+    return args.workers or min(available_cores(), MAX_WORKERS)
+
+
+def cmd_compare(args) -> int:
+    import datetime as dt
+
+    from econ.assumptions import BASE_SCENARIO
+    from econ.decisions import compare, compare_names
+    from econ.headline import clean
+    from econ.report.compare import comparison_text, output_folder, write_comparison
+
+    base = _load_data(args)
+    names = compare_names(base, args.scenarios)
+    scenarios = [_apply(base, None if n == BASE_SCENARIO else n, args.overrides) for n in names]
+    output_folder(Path(args.out))  # refuse a bad --out before evaluating
+    c = compare(scenarios, workers=_all_workers(args))
+    run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    facts = f"Data: {base.data_dir}" + (" (bundled defaults)" if base.bundled else "")
+    if args.overrides:
+        facts += "; on every scenario: " + ", ".join(f"--set {o}" for o in args.overrides)
+    paths = write_comparison(c, Path(args.out), run_time, facts + f"; econ {__version__}")
+    log = sys.stderr if args.json else sys.stdout
+    if args.json:
+        doc = {
+            "run_time": run_time,
+            "scenarios": c.rows.to_dict(orient="records"),
+            "cumulative_cash_usd": {n: c.cumulative_cash[n].tolist() for n in c.cumulative_cash},
+            "files": [str(p) for p in paths],
+        }
+        print(json.dumps(clean(doc), indent=1))
+    else:
+        print(comparison_text(c))
+        print()
+    for path in paths:
+        print(f"econ: wrote {path}", file=log)
+    return 0
+
+
+def cmd_platforms(args) -> int:
+    from econ.decisions import platforms
+    from econ.headline import clean
+    from econ.report.compare import platforms_sentence, platforms_text
+
+    a = resolve(args)
+    df = platforms(a, args.budget, workers=_all_workers(args))
+    answer = platforms_sentence(df)
+    if args.json:
+        doc = {**df.attrs, "platforms": df.to_dict(orient="records"), "answer": answer}
+        print(json.dumps(clean(doc), indent=1))
+    else:
+        print(platforms_text(df))
+        print()
+        print(answer)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from econ.decisions import sweep
+    from econ.headline import clean
+    from econ.report.compare import sweep_text
+
+    a = resolve(args)
+    s = sweep(a, args.key, args.low, args.high, args.points, workers=_all_workers(args))
+    if args.csv:
+        write_text(Path(args.csv), s.table.to_csv(index=False))
+        print(f"econ: wrote {args.csv}")
+    elif args.json:
+        doc = {**s.range.__dict__, "read": s.read, "points": s.table.to_dict(orient="records")}
+        print(json.dumps(clean(doc), indent=1))
+    else:
+        print(sweep_text(s))
+    return 0
+
+
+def cmd_optimize(args) -> int:
+    from econ.decisions import optimize
+    from econ.headline import clean
+    from econ.report.compare import optimum_text
+
+    a = resolve(args)
+    o = optimize(a, args.key, args.low, args.high, args.metric, workers=_all_workers(args))
+    if args.json:
+        doc = {
+            **o.range.__dict__,
+            **{k: v for k, v in o.__dict__.items() if k not in ("range", "curve")},
+            "curve": o.curve.to_dict(orient="records"),
+        }
+        print(json.dumps(clean(doc), indent=1))
+    else:
+        print(optimum_text(o))
+    return 0
+
+
 COMMANDS = {
     "validate": cmd_validate,
     "summary": cmd_summary,
@@ -663,4 +881,8 @@ COMMANDS = {
     "capacity": cmd_capacity,
     "goal-seek": cmd_goal_seek,
     "sensitivity": cmd_sensitivity,
+    "compare": cmd_compare,
+    "platforms": cmd_platforms,
+    "sweep": cmd_sweep,
+    "optimize": cmd_optimize,
 }

@@ -362,7 +362,8 @@ def test_scenario_applies_its_file_then_set_wins(base):
 def test_unknown_scenario_lists_the_known_ones(base):
     with pytest.raises(
         AssumptionError,
-        match=r"scenario 'nope'.*known scenarios: efficient_tokens, low_throughput, strong_upgrade",
+        match=r"scenario 'nope'.*known scenarios: bear, bull, codex_spark, efficient_tokens, gpu_b300, "
+        r"groq_lpu, low_throughput, standard_only, strong_upgrade, token_efficient",
     ):
         base.with_scenario("nope")
 

@@ -317,8 +317,9 @@ SCENARIO_NAMES = [
     Case(
         "scenario-unknown",
         report("--scenario", "nope"),
-        r"scenario 'nope': no file \S+/scenarios/nope\.csv; known scenarios: efficient_tokens, "
-        r"low_throughput, strong_upgrade",
+        r"scenario 'nope': no file \S+/scenarios/nope\.csv; known scenarios: bear, bull, "
+        r"codex_spark, efficient_tokens, gpu_b300, groq_lpu, low_throughput, standard_only, "
+        r"strong_upgrade, token_efficient",
     ),
     Case(
         "scenario-key-set-twice",

@@ -1,0 +1,448 @@
+"""The decision commands' output: the comparison workbook and PNG, and the text the CLI prints
+for compare, platforms, sweep and optimize. Formats results of econ.decisions only.
+
+Files are written atomically (a temporary file in the same folder, then renamed over the
+old one) and only inside ``<out>/compare/``; a failure names the file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no screen
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import xlsxwriter  # noqa: E402
+from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
+
+from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
+from econ.report.summary import usd  # noqa: E402
+
+FOLDER = "compare"
+WORKBOOK = "comparison.xlsx"
+PNG = "comparison.png"
+
+# column -> (heading, number format) of the comparison table, in this order
+COLUMNS = {
+    "scenario": ("Scenario", None),
+    "platform": ("Platform", None),
+    "ultrafast_tokens_per_s": ("Ultrafast speed [tokens/s/user]", "#,##0"),
+    "contract_mw": ("Contract [MW]", "#,##0.0"),
+    "contract_value_usd": ("Contract value [USD]", '$#,##0.00,,,"B";-$#,##0.00,,,"B"'),
+    "term_months": ("Term [months]", "0"),
+    "npv_usd": ("NPV [USD]", '$#,##0.00,,,"B";-$#,##0.00,,,"B"'),
+    "npv_without_terminal_value_usd": (
+        "NPV without terminal value [USD]",
+        '$#,##0.00,,,"B";-$#,##0.00,,,"B"',
+    ),
+    "payback_months": ("Payback [month]", "0.0"),
+    "discounted_payback_months": ("Discounted payback [month]", "0.0"),
+    "irr_annual": ("IRR [1/yr]", "0.0%"),
+    "profitability_index": ("Profitability index", "0.00"),
+    "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
+    "peak_utilization": ("Peak utilisation [share]", "0%"),
+    "peak_incremental_pro_subscribers": ("Peak incremental Pro subscribers", "#,##0"),
+}
+CASH_FORMAT = '$#,##0.00,,,"B";-$#,##0.00,,,"B"'
+
+
+class CompareOutputError(OSError):
+    """A comparison file or folder cannot be written (the message names it)."""
+
+
+def output_folder(out: Path) -> Path:
+    """``<out>/compare``, created if need be; refused where it is not a folder inside ``out``
+    (a file, or a link that leads elsewhere)."""
+    out = Path(out)
+    folder = out / FOLDER
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CompareOutputError(
+            f"{folder}: cannot create the folder ({exc.strerror or exc})"
+        ) from None
+    if folder.is_symlink() or not folder.resolve().is_relative_to(out.resolve()):
+        raise CompareOutputError(
+            f"{folder}: is a link that leads outside {out}; econ writes only inside --out"
+        )
+    return folder
+
+
+def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``;
+    the temporary goes on failure. Raises CompareOutputError naming ``path``."""
+    tmp = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        tmp = Path(name)
+        write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
+        os.replace(tmp, path)
+    except (OSError, XlsxWriterException) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise CompareOutputError(f"{path}: cannot write ({why})") from None
+    finally:
+        if tmp is not None and tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def write_comparison(c: Comparison, out: Path, run_time: str, facts: str = "") -> list[Path]:
+    """Write ``<out>/compare/comparison.xlsx`` and ``comparison.png``; return their paths."""
+    folder = output_folder(out)
+    xlsx = write_atomically(folder / WORKBOOK, lambda p: workbook(c, p, run_time, facts))
+    png = write_atomically(folder / PNG, lambda p: chart(c, p, run_time))
+    return [xlsx, png]
+
+
+def _cell(ws, row: int, col: int, x, fmt) -> None:
+    if isinstance(x, str):
+        ws.write_string(row, col, x)
+    elif x is None or (isinstance(x, float) and not math.isfinite(x)):
+        ws.write_blank(row, col, None, fmt)
+    else:
+        ws.write_number(row, col, float(x), fmt)
+
+
+def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
+    """The comparison workbook: the table on "Comparison" with the payback curves overlaid as
+    a native chart of "Cumulative cash" (cumulative cash by month, a column per scenario)."""
+    wb = xlsxwriter.Workbook(str(path), {"nan_inf_to_errors": True})
+    bold = wb.add_format({"bold": True})
+    title = wb.add_format({"bold": True, "font_size": 14})
+    banner = wb.add_format({"italic": True, "font_color": "#7030A0"})
+    head = wb.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
+    fmts = {k: wb.add_format({"num_format": f}) if f else None for k, (_, f) in COLUMNS.items()}
+    snapshot = (
+        f"Snapshot of the econ compare run at {run_time}: values, not formulas; "
+        "rerun econ compare to refresh them."
+    )
+
+    ws = wb.add_worksheet("Comparison")
+    ws.write_string(0, 0, "Scenarios compared", title)
+    ws.write_string(1, 0, snapshot, banner)
+    if facts:
+        ws.write_string(2, 0, facts)
+    top = 4
+    cols = [k for k in COLUMNS if k in c.rows.columns]
+    for j, k in enumerate(cols):
+        ws.write_string(top, j, COLUMNS[k][0], head)
+        ws.set_column(j, j, 14 if j else 18)
+    ws.set_row(top, 45)
+    for i, rec in enumerate(c.rows[cols].itertuples(index=False), start=top + 1):
+        for j, k in enumerate(cols):
+            _cell(ws, i, j, getattr(rec, k), fmts[k])
+    end = top + len(c.rows)
+    ws.write_string(
+        end + 2,
+        0,
+        "Blank payback: none within the horizon. Blank IRR: no rate brings the flows' present "
+        "value to zero. Every figure as econ summary prints it for the scenario.",
+    )
+    ws.freeze_panes(top + 1, 1)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)  # one page wide, as many tall as the scenarios need
+
+    cs = wb.add_worksheet("Cumulative cash")
+    cs.write_string(0, 0, "Cumulative cash by month [USD]", title)
+    cs.write_string(1, 0, snapshot, banner)
+    cs.write_string(3, 0, "Month", head)
+    names = list(c.cumulative_cash.columns)
+    cash_fmt = wb.add_format({"num_format": CASH_FORMAT})
+    for j, n in enumerate(names, start=1):
+        cs.write_string(3, j, str(n), head)
+        cs.set_column(j, j, 14)
+    months = c.cumulative_cash.index.to_numpy()
+    for i, m in enumerate(months, start=4):
+        cs.write_number(i, 0, int(m))
+        for j, n in enumerate(names, start=1):
+            _cell(cs, i, j, float(c.cumulative_cash[n].iloc[i - 4]), cash_fmt)
+    cs.freeze_panes(4, 1)
+    cs.set_landscape()
+    cs.fit_to_pages(1, 0)
+    cs.repeat_rows(3)
+
+    ch = wb.add_chart({"type": "scatter", "subtype": "straight"})
+    last = 3 + len(months)
+    for j in range(1, len(names) + 1):
+        ch.add_series(
+            {
+                "name": ["Cumulative cash", 3, j],
+                "categories": ["Cumulative cash", 4, 0, last, 0],
+                "values": ["Cumulative cash", 4, j, last, j],
+                "line": {"width": 1.75},
+            }
+        )
+    ch.set_title({"name": "Payback curves: cumulative cash by month"})
+    ch.set_x_axis(
+        {
+            "name": "month",
+            "min": 0,
+            "max": int(months[-1]) if len(months) else 1,
+            "label_position": "low",
+        }
+    )
+    ch.set_y_axis(
+        {"name": "cumulative cash [USD]", "num_format": CASH_FORMAT, "major_gridlines": {}}
+    )
+    ch.set_legend({"position": "right"})
+    ch.set_size({"width": 900, "height": 420})
+    ws.insert_chart(end + 4, 0, ch)
+    ws.write_string(end + 3, 0, "Payback curves (data: sheet Cumulative cash)", bold)
+    wb.close()
+
+
+def chart(c: Comparison, path: Path, run_time: str) -> None:
+    """The payback curves overlaid (left) and each scenario's NPV (right), as a PNG."""
+    names = list(c.cumulative_cash.columns)
+    colors = plt.get_cmap("tab20")(np.linspace(0, 1, 20))
+    fig, (ax, bx) = plt.subplots(
+        1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [2.2, 1]}, layout="constrained"
+    )
+    m = c.cumulative_cash.index.to_numpy()
+    for j, n in enumerate(names):
+        ax.plot(m, c.cumulative_cash[n] / 1e9, lw=1.8, color=colors[j % 20], label=n)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel("month")
+    ax.set_ylabel("cumulative cash [USD billion]")
+    ax.set_title("Payback curves")
+    ax.legend(frameon=False, fontsize=8, ncols=2)
+    npv = c.rows["npv_usd"].to_numpy() / 1e9
+    y = np.arange(len(npv))[::-1]
+    bx.barh(y, npv, color=[colors[j % 20] for j in range(len(npv))])
+    bx.set_yticks(y, list(c.rows["scenario"]), fontsize=8)
+    bx.axvline(0, color="black", lw=0.8)
+    bx.set_xlabel("NPV [USD billion]")
+    bx.set_title("NPV")
+    fig.suptitle(f"Scenarios compared (econ run {run_time})", fontsize=10)
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# text for the CLI
+
+
+def _months(x: float) -> str:
+    return f"{x:.1f}" if math.isfinite(x) else "none"
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}" if math.isfinite(x) else "-"
+
+
+def _num(x: float, digits: int = 2) -> str:
+    return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
+
+
+def _usd(x: float) -> str:
+    return usd(x) if math.isfinite(x) else "-"
+
+
+def _value(x: float) -> str:
+    """A key's value: whole numbers in full with separators, others to 6 significant digits."""
+    return f"{x:,.0f}" if x == round(x) and abs(x) < 1e16 else f"{x:,.6g}"
+
+
+def comparison_text(c: Comparison) -> str:
+    """The comparison as a fixed-width table."""
+    r = c.rows
+    shown = pd.DataFrame(
+        {
+            "scenario": r["scenario"],
+            "platform": r["platform"],
+            "tok/s": r["ultrafast_tokens_per_s"].map(lambda x: _num(x, 0)),
+            "MW": r["contract_mw"].map(lambda x: _num(x, 1)),
+            "NPV": r["npv_usd"].map(_usd),
+            "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),
+            "payback": r["payback_months"].map(_months),
+            "disc. payback": r["discounted_payback_months"].map(_months),
+            "IRR": r["irr_annual"].map(_pct),
+            "PI": r["profitability_index"].map(_num),
+            "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
+            "peak util.": r["peak_utilization"].map(_pct),
+            "peak +Pro": r["peak_incremental_pro_subscribers"].map(lambda x: _num(x, 0)),
+        }
+    )
+    return shown.to_string(index=False)
+
+
+def _evaluated(df: pd.DataFrame, col: str) -> pd.Series:
+    """A payback column: the month, "none" within the horizon, "-" where nothing was evaluated."""
+    return pd.Series(
+        [
+            _months(x) if math.isfinite(n) else "-"
+            for x, n in zip(df[col], df["npv_usd"], strict=True)
+        ]
+    )
+
+
+def platforms_text(df: pd.DataFrame) -> str:
+    """The platforms table, fixed width, with the notes under it."""
+    shown = pd.DataFrame(
+        {
+            "platform": df["platform"],
+            "priced by": df["rent_basis"],
+            "$/delivered MW-month": df["usd_per_delivered_mw_month"].map(_usd),
+            "MW": df["mw"].map(lambda x: _num(x, 1)),
+            "ceiling tok/s": df["ceiling_tokens_per_s"].map(lambda x: _num(x, 1)),
+            "curve top": df["curve_top_tokens_per_s"].map(lambda x: _num(x, 0)),
+            "served tok/s": df["served_tokens_per_s"].map(lambda x: _num(x, 1)),
+            "users/MW": df["users_per_mw"].map(lambda x: _num(x, 0)),
+            "ultrafast": df["ultrafast_offered"].map(lambda x: "yes" if x else "no"),
+            "NPV": df["npv_usd"].map(_usd),
+            "payback": _evaluated(df, "payback_months"),
+            "disc. payback": _evaluated(df, "discounted_payback_months"),
+        }
+    )
+    notes = [f"  {p}: {n}" for p, n in zip(df["platform"], df["note"], strict=True) if n]
+    return shown.to_string(index=False) + ("\nNotes:\n" + "\n".join(notes) if notes else "")
+
+
+def _payback_phrase(x: float) -> str:
+    return f"paying back in month {x:.1f}" if math.isfinite(x) else "with no payback in the horizon"
+
+
+def platforms_sentence(df: pd.DataFrame) -> str:
+    """The table's answer in one sentence: which platform earns most with the budget, and
+    what the best alternative would give."""
+    at = df.attrs
+    budget, term = usd(at["budget_usd"]), at["term_months"]
+    ok = df[np.isfinite(df["npv_usd"])].sort_values("npv_usd", ascending=False, kind="stable")
+    if ok.empty:
+        return f"With {budget} over {term} months no platform can carry this deal."
+    best = ok.iloc[0]
+    contract = at["contract_platform"]
+
+    def said(r, comma: str = "") -> str:
+        if not r["ultrafast_offered"]:
+            how = (
+                f"without an ultrafast tier (the served model tops out at "
+                f"{r['fastest_tokens_per_s']:,.3g} tokens/s there)"
+            )
+        elif r["served_tokens_per_s"] < at["ultrafast_tokens_per_s"]:
+            how = (
+                f"with the ultrafast tier at {r['served_tokens_per_s']:,.0f} tokens/s (its ceiling "
+                f"for the served model, below the tier's {at['ultrafast_tokens_per_s']:,.0f})"
+            )
+        else:
+            how = f"with the ultrafast tier at {r['served_tokens_per_s']:,.0f} tokens/s"
+        return (
+            f"{r['platform']} ({r['rent_basis']}, {r['mw']:,.0f} MW){comma} gives NPV "
+            f"{usd(r['npv_usd'])}, {_payback_phrase(r['payback_months'])}, {how}"
+        )
+
+    lead = (
+        f"No: with {budget} over {term} months the contract platform {said(best)}"
+        if best["platform"] == contract
+        else f"Yes: with {budget} over {term} months {said(best)}"
+    )
+    rest = ok.iloc[1:]
+    tail = f"; the best alternative, {said(rest.iloc[0], ',')}" if not rest.empty else ""
+    if best["platform"] != contract and contract in set(ok["platform"]):
+        tail = f"; the contract platform {said(ok[ok['platform'] == contract].iloc[0])}"
+    cannot = list(df.loc[~np.isfinite(df["npv_usd"]), "platform"])
+    if cannot:
+        tail += f"; {', '.join(cannot)} cannot carry it on the {at['basis']} basis"
+    return lead + tail + "."
+
+
+def sweep_text(s: Sweep) -> str:
+    """The sweep's table and its summary line."""
+    key, t = s.range.key, s.table
+    shown = pd.DataFrame(
+        {
+            key: t[key].map(_value),
+            "NPV": t["npv_usd"].map(_usd),
+            "payback": t["payback_months"].map(_months),
+            "disc. payback": t["discounted_payback_months"].map(_months),
+            "peak util.": t["peak_utilization"].map(_pct),
+        }
+    )
+    r = s.range
+    head = f"{key} from {_value(r.low)} to {_value(r.high)} ({r.how}; base {_value(r.base)})"
+    j = int(np.argmax(t["npv_usd"].to_numpy()))
+    if not s.read:
+        foot = f"The payback model does not read {key}: NPV, payback and utilisation do not depend on it."
+    else:
+        foot = (
+            f"NPV {_usd(t['npv_usd'].iloc[0])} at {_value(r.low)} and {_usd(t['npv_usd'].iloc[-1])} at "
+            f"{_value(r.high)}; highest on these points {_usd(t['npv_usd'].iloc[j])} at "
+            f"{_value(t[key].iloc[j])} (econ optimize {key} refines it)."
+        )
+    return "\n".join([head, shown.to_string(index=False), foot])
+
+
+METRIC_WORDS = {
+    "npv": ("NPV", "highest"),
+    "profitability_index": ("the profitability index", "highest"),
+    "payback": ("payback", "earliest"),
+    "discounted_payback": ("discounted payback", "earliest"),
+}
+
+
+def _metric_value(o: Optimum, x: float) -> str:
+    if o.metric == "npv":
+        return _usd(x)
+    if o.metric == "profitability_index":
+        return _num(x)
+    return f"month {x:.1f}" if math.isfinite(x) else "none within the horizon"
+
+
+def optimum_text(o: Optimum, rows: int = 11) -> str:
+    """The optimum in a sentence or two, then the curve's summary: a few of its grid points."""
+    r, key = o.range, o.range.key
+    what, best_word = METRIC_WORDS[o.metric]
+    lines = [f"{key} from {_value(r.low)} to {_value(r.high)} ({r.how}; base {_value(r.base)})"]
+    if not o.read:
+        lines.append(f"The payback model does not read {key}: {what} does not depend on it.")
+    elif not np.isfinite(o.curve[o.output].to_numpy()).any():
+        lines.append(
+            "No value in this range pays back within the horizon."
+            if o.metric in ("payback", "discounted_payback")
+            else f"{what[0].upper() + what[1:]} has no value anywhere in this range."
+        )
+    elif o.flat:
+        lines.append(f"{what[0].upper() + what[1:]} does not change over this range.")
+    else:
+        lines.append(
+            f"{what[0].upper() + what[1:]} is {best_word} at {key} = {_value(o.value)}: "
+            f"{_metric_value(o, o.best)} (at the current {_value(r.base)}: "
+            f"{_metric_value(o, o.base_metric)})"
+            + (" [grid, then bounded refinement]." if o.refined else " [on the grid].")
+        )
+        if o.on_bound:
+            end, opt = ("lower", "--low") if o.on_bound == "low" else ("upper", "--high")
+            lines.append(
+                f"The optimum sits on the {end} end of the range: {what} is still improving "
+                f"there; widen the range ({opt}) to look further, where {key}'s rule allows."
+            )
+    c = o.curve
+    y = c[o.output].to_numpy()
+    fin = np.isfinite(y)
+    if fin.any():
+        lines.append(
+            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])))} "
+            f"to {_metric_value(o, float(np.max(y[fin])))}"
+            + (f"; {int((~fin).sum())} point(s) have none" if (~fin).any() else "")
+            + "."
+        )
+    pick = np.unique(np.linspace(0, len(c) - 1, min(rows, len(c))).round().astype(int))
+    shown = pd.DataFrame(
+        {
+            key: c[key].iloc[pick].map(_value),
+            what: c[o.output].iloc[pick].map(lambda x: _metric_value(o, x)),
+        }
+    )
+    lines.append(shown.to_string(index=False))
+    return "\n".join(lines)
