@@ -60,6 +60,9 @@ class Rule:
     high_open: bool = False
     optional: bool = False
     choices: tuple[str, ...] = ()  # an id that must be one of these
+    # the high end is a sense limit (a unit typed wrong), not a meaningful range: sweeps
+    # and goal seeks do not default to it
+    sense: bool = False
 
     def expected(self) -> str:
         if self.kind == "id":
@@ -93,7 +96,7 @@ def _fmt(x: float) -> str:
 
 
 def _pos(unit: str, high: float | None = None, optional: bool = False) -> Rule:
-    return Rule(unit, low=0, high=high, low_open=True, optional=optional)
+    return Rule(unit, low=0, high=high, low_open=True, optional=optional, sense=high is not None)
 
 
 def _share(unit: str = "share", optional: bool = False) -> Rule:
@@ -101,7 +104,7 @@ def _share(unit: str = "share", optional: bool = False) -> Rule:
 
 
 def _nonneg(unit: str, high: float | None = None) -> Rule:
-    return Rule(unit, low=0, high=high)
+    return Rule(unit, low=0, high=high, sense=high is not None)
 
 
 def _flag(unit: str = "0/1") -> Rule:
@@ -150,10 +153,10 @@ SCALARS: dict[str, Rule] = {
     "capacity.backfill_tokens_per_month": _nonneg("output tokens/month", 1e18),
     "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4),
     "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
-    "agent.calls": Rule("calls", "integer", low=1, high=10_000),
+    "agent.calls": Rule("calls", "integer", low=1, high=10_000, sense=True),
     "agent.output_tokens_per_call": _pos("tokens", 1e7),
     "agent.ttft_s": _nonneg("s", 3600),
-    "agent.p99_multiplier": Rule("x median", low=1, high=100),
+    "agent.p99_multiplier": Rule("x median", low=1, high=100, sense=True),
     "facility.pue": Rule("-", low=1, high=5),
     "buy.facility_capex_usd_per_mw": _nonneg("USD/MW", 1e9),
     "buy.power_price_usd_per_kwh": _nonneg("USD/kWh", 10),
@@ -166,7 +169,7 @@ SCALARS: dict[str, Rule] = {
     "model.kv_bytes_per_token": _pos("bytes/token", 1e9),
     "model.context_tokens": _pos("tokens", 1e8),
     "model.speculative_speedup": Rule("x", low=1, high=20),
-    "model.layers": Rule("layers", "integer", low=1, high=10_000),
+    "model.layers": Rule("layers", "integer", low=1, high=10_000, sense=True),
     "model.d_model": _pos("-", 1e6),
     "model.prefill_tokens_per_output": _nonneg("tokens", 1e4),
 }
@@ -234,7 +237,7 @@ TABLES: dict[str, Table] = {
             "bandwidth_tb_s": _pos("TB/s", 1e6),
             "tflops": _pos("TFLOPS", 1e7),
             "power_kw": _pos("kW", 1e4),
-            "domain_chips": Rule("chips", "integer", low=1, high=1_000_000),
+            "domain_chips": Rule("chips", "integer", low=1, high=1_000_000, sense=True),
             "hop_latency_us": _nonneg("us", 1e6),
             "layer_latency_us": _nonneg("us", 1e6),
             "link_gb_s": _pos("GB/s", 1e6, optional=True),

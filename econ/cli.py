@@ -695,7 +695,7 @@ def cmd_sensitivity(args) -> int:
     import pandas as pd
 
     from econ.headline import clean
-    from econ.sensitivity.run import run_cli
+    from econ.sensitivity.run import held, run_cli
 
     a = resolve(args)
     if args.samples_csv and args.analysis != "montecarlo":
@@ -721,6 +721,7 @@ def cmd_sensitivity(args) -> int:
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
+            "held": {k: v for k, v, _ in res["held"]},
         }
     else:
         df = res
@@ -742,6 +743,11 @@ def cmd_sensitivity(args) -> int:
 
                 print()
                 print(voi_sentence(res))
+        fixed = held(a)
+        if fixed:
+            from econ.report.summary import held_sentence
+
+            print(held_sentence(fixed))
     return 0
 
 

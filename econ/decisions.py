@@ -440,7 +440,7 @@ def key_range(
     rule = rule_for(key)
     if sens is not None:
         d_lo, d_hi, how = sens.low, sens.high, "its sensitivity range"
-    elif rule is not None and rule.low is not None and rule.high is not None:
+    elif rule is not None and rule.low is not None and rule.high is not None and not rule.sense:
         d_lo, d_hi, how = rule.low, rule.high, "its valid range"
     elif base != 0:
         d_lo, d_hi = sorted((base / SWEEP_SPAN, base * SWEEP_SPAN))

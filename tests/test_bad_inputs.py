@@ -347,11 +347,11 @@ SCENARIO_NAMES = [
         write("scenarios/my scenario.csv", "key,value,note\ncontract.mw,700,\n"),
     ),
     Case(
-        "validate-scenario-breaks-a-range",
+        "validate-a-range-without-the-data-value",
         validate(),
-        r"scenario steep: \S+/sensitivity\.csv row \d+, columns low/high: .*the base value 8 "
-        r"\(the mode\) lies outside \[2, 6\]",
-        write("scenarios/steep.csv", "key,value,note\ntiers.ultrafast.usage_multiplier,8,\n"),
+        r"sensitivity\.csv row \d+, columns low/high: .*the base value 4 \(the mode\) lies "
+        r"outside \[5, 6\]",
+        cell("sensitivity.csv", "tiers.ultrafast.usage_multiplier", "low", "5"),
     ),
     Case(
         "capacity-scenario-parent-path",
@@ -697,9 +697,10 @@ CSV_READER = [
         ),
     ),
     Case(
-        "validate-set-outside-its-range",
-        validate("--set", "tiers.ultrafast.usage_multiplier=8"),
-        r"sensitivity\.csv row \d+, columns low/high: .*the base value 8 \(the mode\) lies outside",
+        "tornado-on-a-range-without-the-data-value",
+        sensitivity("tornado", "--set", "contract.mw=700"),
+        r"sensitivity\.csv row \d+, columns low/high: .*the base value 4 \(the mode\) lies outside",
+        cell("sensitivity.csv", "tiers.ultrafast.usage_multiplier", "low", "5"),
     ),
     Case(
         "set-without-equals", summary("--set", "contract.mw"), r"--set contract\.mw: expected KEY"

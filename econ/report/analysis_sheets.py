@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from econ.report.labels import label
+from econ.report.summary import held_sentence
 from econ.report.workbook import write_cell
 from econ.report.xl import Book, banner
 
@@ -479,6 +480,9 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
             + ", ".join(mc["unread"]),
             s("note"),
         )
+        row += 1
+    if mc.get("held"):
+        ws.write_string(row, 0, held_sentence(mc["held"]), s("note"))
 
 
 def samples_sheet(book: Book, ws, mc: dict) -> None:

@@ -299,9 +299,20 @@ def markdown(
             f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
         )
         body.append(voi_sentence(mc))
+        if mc.get("held"):
+            body.append(held_sentence(mc["held"]))
     body += [f"![{p.stem}]({p.name})" for p in pngs]
     body.append(f"Details: `{workbook}` (run {run_time}).")
     return "\n\n".join(body) + "\n"
+
+
+def held_sentence(held: list[tuple[str, float, str]]) -> str:
+    """The uncertain inputs a scenario or --set holds fixed, with their values."""
+    return (
+        "Held at the value the scenario or --set gives, not varied: "
+        + ", ".join(f"{k} = {v:g} ({by})" for k, v, by in held)
+        + "."
+    )
 
 
 def voi_sentence(mc: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ def search_range(
         lo, hi = row.low, row.high
     else:
         lo, hi = base / 10 if base > 0 else base - 1, base * 10 if base > 0 else base + 1
-        if rule is not None and rule.high is not None and rule.low is not None:
+        if rule is not None and rule.high is not None and rule.low is not None and not rule.sense:
             lo, hi = rule.low, rule.high
     for option, given in (("--low", low), ("--high", high)):
         if given is not None and rule is not None and not rule.check(given):

@@ -20,12 +20,32 @@ METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 
 
+def held(a: Assumptions) -> list[tuple[str, float, str]]:
+    """The keys of sensitivity.csv that a scenario or --set gives a value: (key, value, by).
+
+    What a scenario or --set fixes is held at that value and not varied: its range in
+    sensitivity.csv describes the uncertainty around the data's value, not around the
+    scenario's (docs/model.md, section 7)."""
+    out = []
+    for s in a.sensitivity:
+        e = a.entries[s.key]
+        if e.origin != "data":
+            out.append((s.key, a.num(s.key), e.origin))
+    return out
+
+
+def varied(a: Assumptions) -> list:
+    """The rows of sensitivity.csv the analyses vary: every row but the held keys."""
+    fixed = {k for k, _, _ in held(a)}
+    return [s for s in a.sensitivity if s.key not in fixed]
+
+
 def check_range_ends(a: Assumptions) -> None:
     """The model at each end of each range of sensitivity.csv, one key at a time (the
     tornado's scenarios): an end that breaks an invariant or overflows is refused naming
     its row, before any sampling. One evaluation of all ends; the row is looked for only
     when it fails."""
-    rows = a.sensitivity
+    rows = varied(a)
     n = 2 * len(rows)
     over = {}
     for i, s in enumerate(rows):
@@ -57,9 +77,15 @@ def problem_from(a: Assumptions) -> Problem:
             f"{a.data_dir / 'sensitivity.csv'}: no uncertain inputs (the file is missing or has no rows); "
             "expected key,distribution,low,high,note rows"
         )
+    rows = varied(a)
+    if not rows:
+        raise AssumptionError(
+            f"{a.data_dir / 'sensitivity.csv'}: every uncertain input is held at the value the "
+            "scenario or --set gives it; nothing is left to vary"
+        )
     check_range_ends(a)
     variables = []
-    for s in a.sensitivity:
+    for s in rows:
         rule = rule_for(s.key)
         clip = (rule.low, rule.high) if rule is not None else (None, None)
         try:
@@ -71,12 +97,13 @@ def problem_from(a: Assumptions) -> Problem:
             ) from None
     names = [v.name for v in variables]
     corr = None
-    if a.correlations:
+    pairs = [c for c in a.correlations if c.key_a in names and c.key_b in names]
+    if pairs:
         try:
             corr = correlation_matrix(
                 names,
-                [(c.key_a, c.key_b, c.rho) for c in a.correlations],
-                rows=[c.row for c in a.correlations],
+                [(c.key_a, c.key_b, c.rho) for c in pairs],
+                rows=[c.row for c in pairs],
             )
         except ProblemError as exc:
             raise AssumptionError(f"{a.data_dir / 'correlations.csv'}: {exc}") from None
@@ -181,7 +208,8 @@ def monte_carlo(
         zeros = pd.DataFrame({"key": unread})
         for c in evppi.columns:
             if c != "key":
-                zeros[c] = 0.0 if evppi[c].dtype.kind == "f" else False
+                # zero by construction: within the noise, never "worth knowing"
+                zeros[c] = 0.0 if evppi[c].dtype.kind == "f" else True
         evppi = pd.concat([evppi, zeros[evppi.columns]], ignore_index=True)
     return {
         "run": res,
@@ -205,6 +233,7 @@ def monte_carlo(
         "problem": prob,
         "full_problem": full,
         "unread": unread,
+        "held": held(a),
     }
 
 

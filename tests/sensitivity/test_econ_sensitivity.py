@@ -105,10 +105,34 @@ def test_non_positive_definite_correlations_name_the_file(data_copy):
         run.problem_from(load(data_copy))
 
 
-def test_a_base_outside_its_range_is_explained(base):
-    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "8")])
+def test_a_data_value_outside_its_range_is_explained(data_copy):
+    p = data_copy / "sensitivity.csv"
+    p.write_text(
+        p.read_text().replace(
+            "tiers.ultrafast.usage_multiplier,pert,2,6", "tiers.ultrafast.usage_multiplier,pert,5,6"
+        )
+    )
+    a = load(data_copy)
     with pytest.raises(
         AssumptionError,
-        match=r"sensitivity\.csv row \d+, columns low/high: .*the base value 8 \(the mode\) lies outside \[2, 6\]; widen the range",
+        match=r"sensitivity\.csv row \d+, columns low/high: .*the base value 4 \(the mode\) lies "
+        r"outside \[5, 6\]; widen the range",
     ):
         run.problem_from(a)
+
+
+def test_what_a_scenario_or_set_fixes_is_held_not_varied(base):
+    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "8")])  # outside [2, 6]
+    names = run.problem_from(a).names
+    assert "tiers.ultrafast.usage_multiplier" not in names
+    assert len(names) == len(base.sensitivity) - 1
+    assert run.held(a) == [("tiers.ultrafast.usage_multiplier", 8.0, "--set")]
+    mc = run.monte_carlo(a, 256, 1)
+    assert mc["held"] == [("tiers.ultrafast.usage_multiplier", 8.0, "--set")]
+    # every sample ran at 8: its NPV is the model's at its sampled inputs with the key at 8
+    x = mc["run"].inputs
+    assert "tiers.ultrafast.usage_multiplier" not in x.columns and len(x) == 256
+    at = {k: x[k].to_numpy()[:16] for k in x.columns if k in a.values}
+    npv = evaluate(a, at, detail=False).npv
+    assert np.array_equal(npv, mc["run"].outputs["npv_usd"].to_numpy()[:16])
+    assert not np.array_equal(npv, evaluate(base, at, detail=False).npv)
