@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import os
 import subprocess
 import sys
@@ -13,7 +15,7 @@ import pytest
 from conftest import DATA, ROOT
 from xlsx_names import named_cell
 
-from econ.cli import main
+from econ.cli import build_parser, main
 
 SHEETS = [
     "Cover",
@@ -439,17 +441,31 @@ def test_python_m_econ_exit_status_on_bad_input(tmp_path):
 
 def test_readme_names_only_commands_that_exist():
     text = (ROOT / "README.md").read_text()
-    for cmd in (
-        "econ report",
-        "econ summary",
-        "econ validate",
-        "econ init",
-        "econ capacity",
-        "econ goal-seek",
-        "econ sensitivity",
-    ):
-        assert cmd in text, cmd
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)
+    named = set(re.findall(r"`econ ([a-z-]+)", text)) | set(
+        re.findall(r"^econ ([a-z-]+)", text, flags=re.M)
+    )
+    assert named and named <= commands, named - commands
+    assert commands <= named, f"commands the README does not mention: {commands - named}"
     assert Path(ROOT / ".ci" / "run").exists()
+
+
+def test_the_readme_examples_run(tmp_path, capsys, monkeypatch):
+    """Every line of the README's Examples block runs and exits 0 (the Monte Carlo with
+    fewer samples, to keep the test fast)."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("Examples:", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = [ln.strip() for ln in block.strip().splitlines()]
+    assert len(lines) >= 5
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        argv = shlex.split(line)[1:] + ["--data", str(DATA)]
+        if argv[0] == "report":
+            argv += ["--no-sensitivity", "--out", str(tmp_path / "reports")]
+        argv = ["2000" if prev == "--samples" else x for prev, x in zip(["", *argv], argv)]
+        code, _, err = run(argv, capsys)
+        assert code == 0, (line, err)
 
 
 def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsys):
