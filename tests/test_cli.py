@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -463,7 +463,10 @@ def test_the_readme_examples_run(tmp_path, capsys, monkeypatch):
         argv = shlex.split(line)[1:] + ["--data", str(DATA)]
         if argv[0] == "report":
             argv += ["--no-sensitivity", "--out", str(tmp_path / "reports")]
-        argv = ["2000" if prev == "--samples" else x for prev, x in zip(["", *argv], argv)]
+        argv = [
+            "2000" if prev == "--samples" else x
+            for prev, x in zip(["", *argv[:-1]], argv, strict=True)
+        ]
         code, _, err = run(argv, capsys)
         assert code == 0, (line, err)
 
