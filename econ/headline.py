@@ -72,14 +72,21 @@ def capacity_limits(a: Assumptions, r: Results) -> dict[str, Any]:
     fewer tokens than it wants, or ultrafast adoption is held below its share."""
     term = int(a.values["contract.term_months"])
     wanted, served = r.api_tokens_wanted[0, :term], r.api_tokens_served[0, :term]
-    api_capped = served < wanted * (1 - 1e-12)
+    api_capped = served < wanted * (1 - CHECK_RTOL)
     adoption_capped = r.ultrafast_adoption[0, :term] < a.num("tiers.ultrafast.adoption") * (
-        1 - 1e-12
+        1 - CHECK_RTOL
     )
     months = np.flatnonzero(api_capped | adoption_capped) + 1
+    # standard traffic offered for backfill but not carried for lack of spare capacity
+    offered = a.num("capacity.backfill_tokens_per_month") * r.token_efficiency[0, :term]
+    backfill_capped = r.backfill_tokens[0, :term] < offered * (1 - CHECK_RTOL)
     return {
         "api_capped_months": int(api_capped.sum()),
         "adoption_capped_months": int(adoption_capped.sum()),
+        "backfill_capped_months": int(backfill_capped.sum()),
+        "backfill_capped_last_month": int(np.flatnonzero(backfill_capped)[-1] + 1)
+        if backfill_capped.any()
+        else None,
         "first_capped_month": int(months[0]) if months.size else None,
         "capacity_limits_revenue": bool(months.size),
         # turned away for lack of capacity; rounding of served = wanted is not a loss
@@ -111,6 +118,14 @@ def physics_check(a: Assumptions, r: Results) -> dict[str, Any]:
     }
 
 
+def physics_basis_npv(a: Assumptions) -> float:
+    """The NPV with capacity from the physics envelope instead of frontier.csv (the same as
+    the NPV when capacity.basis is physics already; docs/model.md, section 3.5)."""
+    if a.values["capacity.basis"] == "physics":
+        return float(evaluate(a, detail=False).npv[0])
+    return float(evaluate(a.with_overrides([("capacity.basis", "physics")]), detail=False).npv[0])
+
+
 def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
     """Everything `econ summary --json` prints, for scenario 0 of ``r`` (default: evaluate ``a``)."""
     r = r if r is not None else evaluate(a)
@@ -140,6 +155,12 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "shortfall_usd": float(r.shortfall[0]),
         "cumulative_cash_at_term_usd": float(r.cumulative_cash[0, term - 1]),
         "cumulative_cash_at_horizon_usd": float(r.cumulative_cash[0, -1]),
+        # the most cash the deal ever needs: the deepest point of cumulative cash
+        "max_deficit_usd": max(0.0, -float(r.cumulative_cash[0].min())),
+        "max_deficit_month": int(np.argmin(r.cumulative_cash[0]) + 1)
+        if r.cumulative_cash[0].min() < 0
+        else None,
+        "npv_physics_basis_usd": physics_basis_npv(a),
         "simple_breakeven_pro_users": simple["pro_users"],
         "simple_breakeven_share_of_mau": simple["share_of_mau"],
         "totals": {k: float(v[0]) for k, v in r.totals.items()},

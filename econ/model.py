@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from econ.assumptions import (
+    TIER_IDS,
     AssumptionError,
     Assumptions,
     is_structural,
@@ -101,6 +102,15 @@ class Params:
                 f"subscribers at the start exceed the {float(mau[min(j, mau.size - 1)]):,.0f} "
                 "monthly active users (market.mau); expected market.pro_subscribers_start <= "
                 "market.mau"
+            )
+        s_std, s_fast, s_u = (self(f"tiers.{t}.tokens_per_s") for t in TIER_IDS)
+        disorder = (s_std > s_fast) | (s_fast > s_u)
+        if np.any(disorder):
+            j = int(np.argmax(np.broadcast_to(disorder, (self.n,))))
+            found = ", ".join(f"{float(x[min(j, x.size - 1)]):g}" for x in (s_std, s_fast, s_u))
+            raise AssumptionError(
+                f"tier speeds must rise standard <= fast <= ultrafast; found {found} in "
+                f"scenario {j}"
             )
         total = self("tiers.fast.adoption") + self("tiers.ultrafast.adoption")
         if np.any(total > 1):
@@ -660,12 +670,16 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         )
     )
     out.cumulative_discounted_cash = nh(np.cumsum(cash.discounted_cash_flow, axis=0))
+    in_term = c.t <= p.row("contract.term_months")
     out.totals = {
         "rent_usd": vec(rent.sum(axis=0)),
         "subscription_revenue_usd": vec(r.subscription.sum(axis=0)),
         "api_revenue_usd": vec(r.api.sum(axis=0)),
         "backfill_usd": vec(out.backfill_usd.sum(axis=1)),
         "gpu_savings_usd": vec(r.gpu.sum(axis=0)),
+        "gpu_cost_of_moved_usd": vec(
+            r.moved.sum(axis=0) * p("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION
+        ),
         "gpu_cost_of_added_usd": vec(
             r.added.sum(axis=0) * p("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION
         ),
@@ -679,6 +693,16 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "peak_ultrafast_adoption": vec(a_u.max(axis=0)),
         "peak_utilization": vec(
             np.nanmax(np.where(c.mw_online > 0, contract + backfill, -np.inf), axis=0)
+        ),
+        # the term's average, each month weighted by its MW online
+        "term_average_utilization": vec(
+            np.where(in_term & (c.mw_online > 0), (contract + backfill) * c.mw_online, 0.0).sum(
+                axis=0
+            )
+            / np.where(in_term, c.mw_online, 0.0).sum(axis=0)
+        ),
+        "variable_costs_usd": vec(
+            ((r.subscription + r.api) * p.row("finance.variable_cost_share")).sum(axis=0)
         ),
     }
     t = c.t[:, 0]

@@ -130,8 +130,10 @@ def buy_per_mw_month(a: Assumptions, platform: str) -> float:
 def _verdict(s: float, ceiling: float, ratio: float) -> str:
     if s > ceiling:
         return "above the ceiling"
-    if not math.isfinite(ratio):
+    if math.isnan(ratio):
         return "within the ceiling (no data point)"
+    if math.isinf(ratio):  # a data point, but the envelope carries nothing at this speed
+        return "at the ceiling: the envelope carries no throughput"
     return "plausible" if ratio <= 1 else f"exceeds the envelope by {ratio:.1f}x"
 
 

@@ -848,6 +848,22 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         head["payback_months"] is not None,
         "bool",
     )
+    tl.scalar(
+        "max_deficit_usd",
+        "Peak cash need: the deepest point of cumulative cash",
+        "USD",
+        f"MAX(0,-MIN({span('cum')}))",
+        head["max_deficit_usd"],
+        "usd_b",
+    )
+    tl.scalar(
+        "max_deficit_month",
+        "... in month (blank: never below zero)",
+        "month",
+        f'IF(max_deficit_usd=0,"",MATCH(MIN({span("cum")}),{span("cum")},0))',
+        "" if head["max_deficit_month"] is None else float(head["max_deficit_month"]),
+        "num",
+    )
     dlast = float(P["last_negative_month_discounted"][0][-1])
     tl.scalar(
         "last_negative_month_discounted",
@@ -990,6 +1006,23 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         f"MAX({rspan('util')})",
         head["totals"]["peak_utilization"],
         "pct",
+    )
+    tl.scalar(
+        "cap_term_average_utilization",
+        "Average utilisation over the term, MW-weighted",
+        "share",
+        f"SUMPRODUCT({rspan('util')},{rspan('mw')},{span('in_term')})/SUMPRODUCT({rspan('mw')},{span('in_term')})",
+        head["totals"]["term_average_utilization"],
+        "pct",
+    )
+    tl.scalar(
+        "cap_backfill_capped_months",
+        "Months in which spare capacity limits the backfill",
+        "months",
+        f"SUMPRODUCT({span('in_term')}*({rspan('backfill')}<{N('capacity.backfill_tokens_per_month')}"
+        f"*{rspan('eff')}*(1-constant_check_tolerance)))",
+        lim["backfill_capped_months"],
+        "num",
     )
     for name, label_, fmt in (
         ("npv_usd", "NPV [USD]", "usd"),

@@ -33,10 +33,37 @@ def verdict(h: dict[str, Any]) -> str:
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     p = h["payback_months"]
+    need = (
+        f"; cash need peaks at {usd(h['max_deficit_usd'])} in month {h['max_deficit_month']}."
+        if h["max_deficit_month"] is not None
+        else "."
+    )
     if p is None:
-        return f"Does not pay back within {H} months: cumulative cash ends {usd(-h['shortfall_usd'])} short."
+        return (
+            f"Does not pay back within {H} months: cumulative cash ends {usd(h['shortfall_usd'])} "
+            f"short{need}"
+        )
+    if p == 0:
+        return "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
     when = "within the term" if p <= T else f"after the {T}-month term"
-    return f"Pays back for good in month {p:.1f} ({when})."
+    return f"Pays back for good in month {p:.1f} ({when}){need}"
+
+
+def utilization_sentence(h: dict[str, Any]) -> str:
+    """How much of the contract demand uses, where demand, not capacity, limits revenue."""
+    a, tot, lim = h["assumptions"], h["totals"], h["capacity_limits"]
+    n = lim["backfill_capped_months"]
+    return (
+        f"Demand, not capacity, limits revenue: the contract is {tot['term_average_utilization']:.0%} "
+        "utilised over the term (MW-weighted, backfill included; at most "
+        f"{1 / a['usage.peak_to_average']:.0%} where peaks fill it)"
+        + (
+            f"; spare capacity limits the backfill in {n} of the {a['contract.term_months']} months"
+            if n
+            else ""
+        )
+        + "."
+    )
 
 
 def physics_sentence(h: dict[str, Any]) -> str:
@@ -45,8 +72,24 @@ def physics_sentence(h: dict[str, Any]) -> str:
     a = h["assumptions"]
     s, plat = ph["speed"], ph["platform"]
     model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
+    basis = _physics_basis(h)
     if not ph["within_ceiling"]:
         levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
+        claim = ph["claimed_tokens_per_s_per_mw"]
+        pair = [c for c in ph["combinations"] if c["physics_tokens_per_s_per_mw"] >= claim]
+        throughput = (
+            ""
+            if not claim
+            else " Those raise the speed one user sees, not the throughput per MW: the physics "
+            f"envelope reaches the curve's {claim:,.0f} tokens/s per MW at that speed "
+            + (
+                "only with "
+                + " and ".join(LEVER_WORDS[k](v) for k, v in pair[0]["changes"].items())
+                + " together."
+                if pair
+                else "with no pair of levers."
+            )
+        )
         return (
             f"Physics: {s:g} tokens/s on {plat} is above the per-user ceiling of "
             f"{ph['ceiling_tokens_per_s']:,.0f} tokens/s for {model}"
@@ -55,12 +98,15 @@ def physics_sentence(h: dict[str, Any]) -> str:
                 if levers
                 else "; no single lever gets there."
             )
+            + throughput
+            + basis
         )
     if ph["within_envelope"]:
         return (
             f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}) "
             f"and the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW within the "
             f"physics envelope ({ph['physics_tokens_per_s_per_mw']:,.0f}) for {model}: plausible."
+            + basis
         )
     levers = [LEVER_WORDS[k](v) for k, v in ph["throughput_levers"].items() if v is not None]
     pair = [
@@ -84,6 +130,17 @@ def physics_sentence(h: dict[str, Any]) -> str:
         f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}), but "
         f"the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW exceeds the physics envelope "
         f"({ph['physics_tokens_per_s_per_mw']:,.0f}) {ph['claim_over_physics']:.1f}x for {model}; {fix}."
+        + basis
+    )
+
+
+def _physics_basis(h: dict[str, Any]) -> str:
+    """' On the physics basis ... NPV would be X.' where the run uses the data curves."""
+    if h["assumptions"]["capacity.basis"] == "physics":
+        return ""
+    return (
+        " With capacity from the physics envelope instead of frontier.csv "
+        f"(capacity.basis=physics) the NPV would be {usd(h['npv_physics_basis_usd'])}."
     )
 
 
@@ -123,8 +180,11 @@ def text(h: dict[str, Any]) -> str:
         f"upgrades (up to {tot['peak_incremental_pro_subscribers']:,.0f} extra Pro subscribers, "
         f"{tot['incremental_pro_subscribers_at_horizon']:,.0f} left in month {H}), "
         f"{usd(tot['api_revenue_usd'])} of ultrafast API premium and {usd(tot['gpu_savings_usd'])} of GPU "
-        f"cost avoided, net (backfilling spare capacity saves {usd(tot['backfill_usd'])}; the upgraders' "
-        f"extra usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}); realised cost "
+        f"cost avoided, net (tokens moved off GPUs save {usd(tot['gpu_cost_of_moved_usd'])}, "
+        f"{usd(tot['backfill_usd'])} of it by backfilling spare capacity; the upgraders' extra "
+        f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
+        f"{usd(tot['variable_costs_usd'])} of variable costs "
+        f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
         f"{usd(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
     lim = h["capacity_limits"]
@@ -136,10 +196,7 @@ def text(h: dict[str, Any]) -> str:
             f"{lim['adoption_capped_months']}."
         )
     else:
-        lines.append(
-            f"Demand, not capacity, limits revenue: peak utilisation of the contract "
-            f"{tot['peak_utilization']:.0%} (backfill included)."
-        )
+        lines.append(utilization_sentence(h))
     lines.append(physics_sentence(h))
     m = h["monthly"]
     lines.append(
@@ -155,9 +212,9 @@ def text(h: dict[str, Any]) -> str:
     be = rb["breakeven_system_price_usd"]
     y = rb["lessor_yield_annual"]
     lines.append(
-        f"Rent vs buy ({rb['platform']}, {T} months, facility MW): rent NPV {usd(rb['rent_npv_usd'])} "
-        f"({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), buy NPV "
-        f"{usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
+        f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
+        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), "
+        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
         "system price of "
         + (usd(be) if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
@@ -194,19 +251,33 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
         rb["lessor_yield_annual"],
     )
     out = []
-    text = (
-        f"Pays back for good in month {p:.1f} "
-        + ("(within the term)." if p <= T else f"(after the {T}-month term).")
-        if p is not None
-        else f"Does not pay back within {H} months: cumulative cash ends {_b(h['shortfall_usd'])} short."
+    need = (
+        f"; cash need peaks at {_b(h['max_deficit_usd'])} in month {h['max_deficit_month']}."
+        if h["max_deficit_month"] is not None
+        else "."
+    )
+    if p is None:
+        text = f"Does not pay back within {H} months: cumulative cash ends {_b(h['shortfall_usd'])} short{need}"
+    elif p == 0:
+        text = "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
+    else:
+        text = (
+            f"Pays back for good in month {p:.1f} "
+            + ("(within the term)" if p <= T else f"(after the {T}-month term)")
+            + need
+        )
+    need_f = (
+        'IF(max_deficit_usd>0,"; cash need peaks at "&TEXT(max_deficit_usd/constant_usd_per_billion,"$0.00")'
+        '&"B in month "&max_deficit_month&".",".")'
     )
     out.append(
         (
             "Does the deal pay back?",
-            'IF(pays_back,"Pays back for good in month "&TEXT(payback_months,"0.0")&IF(payback_months<=contract_term_months,'
-            '" (within the term)."," (after the "&contract_term_months&"-month term).")'
-            ',"Does not pay back within "&horizon_months&" months: cumulative cash ends "'
-            '&TEXT(shortfall_usd/constant_usd_per_billion,"$0.00")&"B short.")',
+            'IF(pays_back,IF(payback_months=0,"Never cash-negative: cumulative cash stays at or above zero every '
+            'month (payback month 0).","Pays back for good in month "&TEXT(payback_months,"0.0")'
+            '&IF(payback_months<=contract_term_months," (within the term)"," (after the "&contract_term_months'
+            f'&"-month term)")&{need_f}),"Does not pay back within "&horizon_months&" months: cumulative cash '
+            f'ends "&TEXT(shortfall_usd/constant_usd_per_billion,"$0.00")&"B short"&{need_f})',
             text,
         )
     )
@@ -248,13 +319,14 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
             "IF(OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,cap_adoption_capped_months>0),"
             '"Capacity, not demand, limits revenue: "&TEXT(cap_api_tokens_lost/constant_tokens_per_trillion,"0.0")'
             '&"T API tokens turned away; ultrafast adoption held below its share in "&cap_adoption_capped_months&" months.",'
-            '"Demand, not capacity, limits revenue: peak utilisation of the contract "&TEXT(cap_peak_utilization,"0%")'
-            '&" (backfill included).")',
+            '"Demand, not capacity, limits revenue: the contract is "&TEXT(cap_term_average_utilization,"0%")'
+            '&" utilised over the term (MW-weighted, backfill included; at most "&TEXT(1/usage_peak_to_average,"0%")'
+            '&" where peaks fill it)"&IF(cap_backfill_capped_months>0,"; spare capacity limits the backfill in "'
+            '&cap_backfill_capped_months&" of the "&contract_term_months&" months","")&".")',
             f"Capacity, not demand, limits revenue: {lost / 1e12:.1f}T API tokens turned away; ultrafast adoption "
             f"held below its share in {lim['adoption_capped_months']} months."
             if capped
-            else f"Demand, not capacity, limits revenue: peak utilisation of the contract {tot['peak_utilization']:.0%} "
-            "(backfill included).",
+            else utilization_sentence(h),
         )
     )
     out.append(

@@ -69,6 +69,19 @@ def check_range_ends(a: Assumptions) -> None:
     evaluate(a, over, detail=False)  # pragma: no cover - the ends fail only together
 
 
+def _clip(rule) -> tuple[float | None, float | None]:
+    """The closed range sampled values are clipped to: the rule's, an open end moved to the
+    nearest double inside it (a value of 0 for a key that must be > 0 would be refused)."""
+    if rule is None:
+        return (None, None)
+    lo, hi = rule.low, rule.high
+    if lo is not None and rule.low_open:
+        lo = float(np.nextafter(lo, np.inf))
+    if hi is not None and rule.high_open:
+        hi = float(np.nextafter(hi, -np.inf))
+    return (lo, hi)
+
+
 def problem_from(a: Assumptions) -> Problem:
     """The uncertain inputs of sensitivity.csv (base = the current value) and correlations.csv;
     each range's ends are checked first (check_range_ends)."""
@@ -87,7 +100,7 @@ def problem_from(a: Assumptions) -> Problem:
     variables = []
     for s in rows:
         rule = rule_for(s.key)
-        clip = (rule.low, rule.high) if rule is not None else (None, None)
+        clip = _clip(rule)
         try:
             variables.append(Variable(s.key, s.distribution, s.low, s.high, a.num(s.key), clip))
         except ProblemError as exc:
@@ -146,17 +159,23 @@ def tornado(a: Assumptions) -> pd.DataFrame:
 
 
 def grids(a: Assumptions) -> pd.DataFrame:
-    prob = problem_from(a)
-    by = {v.name: v for v in prob.variables}
+    """The two-way grids of grids.csv: each key across its range in sensitivity.csv (a key
+    a scenario holds included: a grid is a map, and the scenario's value is its base), else
+    0.5x to 1.5x its value (docs/model.md, section 7)."""
+    problem_from(a)  # the same checks as every analysis
+    ranges = {s.key: (s.low, s.high) for s in a.sensitivity}
     frames = []
     for g in a.grids:
         axes = []
         for k in (g.key_x, g.key_y):
-            if k in by:
-                axes.append(np.linspace(by[k].low, by[k].high, g.points))
-            else:
-                base = a.num(k)
-                axes.append(np.linspace(0.5 * base, 1.5 * base, g.points))
+            lo, hi = ranges.get(k, (0.5 * a.num(k), 1.5 * a.num(k)))
+            if not lo < hi:
+                raise AssumptionError(
+                    f"{a.data_dir / 'grids.csv'} row {g.row} ({g.id}): {k} is {a.num(k):g} and "
+                    "has no range in sensitivity.csv, so the grid has no span; give it a range "
+                    "there"
+                )
+            axes.append(np.linspace(lo, hi, g.points))
         base = {k: a.num(k) for k in (g.key_x, g.key_y)}
         df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS[:3])
         df.insert(0, "grid", g.id)
