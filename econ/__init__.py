@@ -1,10 +1,11 @@
 """econ: does renting ultra-fast inference capacity pay for itself, how fast, and under which assumptions?"""
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError as _NotInstalled
+from importlib.metadata import version as _version
 
 try:
-    __version__ = version("econ")
-except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = _version("econ")
+except _NotInstalled:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
 from econ import sensitivity

@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     _workers_all(p)
 
     p = sub.add_parser(
-        "sweep", help="NPV, payback, discounted payback and peak utilisation over one key"
+        "sweep", help="NPV, payback, discounted payback and utilisation over the term over one key"
     )
     _common(p)
     p.add_argument("key")

@@ -11,3 +11,8 @@ KW_PER_MW = 1000.0
 # match checks, "the API was turned away" in the headline): far above rounding, far below any
 # amount that matters.
 CHECK_RTOL = 1e-9
+
+# An annual IRR above this (1,000 % a year) is reported as "above" it, not as a figure: such a
+# root comes from outflows that are tiny against the inflows after them, and means nothing
+# as a rate of return (docs/model.md, section 6).
+IRR_MEANINGFUL_MAX = 10.0

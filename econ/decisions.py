@@ -83,8 +83,11 @@ COMPARE_METRICS = {
     "irr_annual": "irr_annual",
     "profitability_index": "profitability_index",
     "realised_cost_per_mtok_usd": "realised_cost_per_mtok_usd",
-    "peak_utilization": "totals.peak_utilization",
+    "term_average_utilization": "totals.term_average_utilization",
     "peak_incremental_pro_subscribers": "totals.peak_incremental_pro_subscribers",
+    "max_deficit_usd": "max_deficit_usd",
+    "ceiling_tokens_per_s": "physics.ceiling_tokens_per_s",
+    "npv_physics_basis_usd": "npv_physics_basis_usd",
 }
 # What each row says about its scenario: column -> dotted key
 COMPARE_SETTINGS = {
@@ -267,7 +270,7 @@ class PlatformRow:
             "npv_usd": math.nan,
             "payback_months": math.nan,
             "discounted_payback_months": math.nan,
-            "peak_utilization": math.nan,
+            "term_average_utilization": math.nan,
             "note": "",
         }
         data = a.values["capacity.basis"] == "data"
@@ -300,7 +303,7 @@ class PlatformRow:
         row["npv_usd"] = float(r.npv[0])
         row["payback_months"] = float(r.payback_months[0])
         row["discounted_payback_months"] = float(r.discounted_payback_months[0])
-        row["peak_utilization"] = float(r.totals["peak_utilization"][0])
+        row["term_average_utilization"] = float(r.totals["term_average_utilization"][0])
         return row
 
 
@@ -483,7 +486,12 @@ def _chunks(xs: np.ndarray) -> list[np.ndarray]:
 
 
 # the sweep's outputs, named as `econ summary --json` names them
-SWEEP_OUTPUTS = ("npv_usd", "payback_months", "discounted_payback_months", "peak_utilization")
+SWEEP_OUTPUTS = (
+    "npv_usd",
+    "payback_months",
+    "discounted_payback_months",
+    "term_average_utilization",
+)
 
 
 def _outputs(r) -> dict[str, np.ndarray]:
@@ -494,7 +502,7 @@ def _outputs(r) -> dict[str, np.ndarray]:
         "profitability_index": r.profitability_index,
     }
     if r.totals is not None:
-        out["peak_utilization"] = r.totals["peak_utilization"]
+        out["term_average_utilization"] = r.totals["term_average_utilization"]
     return {k: np.array(v, float) for k, v in out.items()}
 
 
@@ -542,7 +550,7 @@ def reads(a: Assumptions, key: str) -> bool:
 class Sweep:
     """One key swept: the range and a table of the key's values (first column, named by the
     key) with NPV [USD], payback and discounted payback [months, NaN = none within the
-    horizon] and peak utilisation [share]. ``read`` is False where the model does not read
+    horizon] and utilisation over the term [share]. ``read`` is False where the model does not read
     the key (the outputs are then flat)."""
 
     range: KeyRange
@@ -558,7 +566,7 @@ def sweep(
     points: int = SWEEP_POINTS,
     workers: int = 1,
 ) -> Sweep:
-    """NPV, payback, discounted payback and peak utilisation over one key (docs/model.md 7)."""
+    """NPV, payback, discounted payback and utilisation over the term over one key (docs/model.md 7)."""
     r = key_range(a, key, low, high)
     xs = range_values(r, points)
     out = evaluate_values(a, key, xs, workers, detail=True)

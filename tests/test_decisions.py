@@ -138,7 +138,7 @@ def test_compare_base_row_equals_summary_json(base, capsys):
     ):
         assert row[col] == h[col], col
     assert math.isnan(row["irr_annual"]) and h["irr_annual"] is None
-    assert row["peak_utilization"] == h["totals"]["peak_utilization"]
+    assert row["term_average_utilization"] == h["totals"]["term_average_utilization"]
     assert (
         row["peak_incremental_pro_subscribers"] == h["totals"]["peak_incremental_pro_subscribers"]
     )

@@ -3,6 +3,8 @@ run's analyses, each under a banner, with native charts."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -49,6 +51,15 @@ def _head(book: Book, ws, title: str, note: str, what: str) -> int:
     return 4
 
 
+def _section(book: Book, ws, row: int, title: str) -> None:
+    """A block's title; the printout starts a page there (but for the sheet's first block), so
+    that a block's chart is never cut across pages."""
+    ws.write_string(row, 0, title, book.styles("section"))
+    breaks = book.cells.setdefault("page_breaks", {}).setdefault(ws.name, [])
+    if row > 6:
+        breaks.append(row)
+
+
 def _table(
     book: Book,
     ws,
@@ -66,9 +77,27 @@ def _table(
         ws.write_string(top, left + j, headers.get(c, str(c).replace("_", " ")), s("h"))
     for i, rec in enumerate(df.itertuples(index=False), start=1):
         for j, (c, x) in enumerate(zip(df.columns, rec, strict=True)):
-            fmt = None if isinstance(x, str | bool) else s(formats.get(c, "num2"))
+            name = formats.get(c, "num2")
+            if name == "auto":
+                name = _auto(x)
+            fmt = None if isinstance(x, str | bool) else s(name)
             write_cell(ws, top + i, left + j, x, fmt)
     return top + len(df) + 2
+
+
+def _auto(x) -> str:
+    """A format for a value of any key (a range end, a base value): by its size."""
+    try:
+        v = abs(float(x))
+    except (TypeError, ValueError):
+        return "g"
+    if not math.isfinite(v):
+        return "g"
+    if v >= 1e7:
+        return "sci"
+    if v >= 100 or v == int(v):
+        return "num"
+    return "num4" if v < 1 else "num2"
 
 
 def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
@@ -76,7 +105,9 @@ def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         book,
         ws,
         "One-way sensitivity: each assumption at the low and high of its range, the others at base",
-        "Sorted by swing; for payback, no payback within the horizon counts as the horizon.",
+        "Sorted by swing; for payback, no payback within the horizon counts as the horizon (a "
+        "blank change). A swing of zero: the payback model does not read the key on these "
+        "assumptions (physics, buy-side and agent keys with capacity.basis=data).",
         "the tornado of data/sensitivity.csv",
     )
     ws.set_column(0, 0, 44)
@@ -84,7 +115,7 @@ def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
     for output in ("npv_usd", "payback_months", "irr_annual"):
         part = df[df["output"] == output].reset_index(drop=True)
         fmt = OUTPUT_FORMATS[output]
-        ws.write_string(row, 0, f"Output: {OUTPUT_LABELS[output]}", book.styles("section"))
+        _section(book, ws, row, f"Output: {OUTPUT_LABELS[output]}")
         top = row + 1
         shown = part[
             [
@@ -106,9 +137,9 @@ def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
             0,
             shown,
             {
-                "low": "g",
-                "high": "g",
-                "base": "g",
+                "low": "auto",
+                "high": "auto",
+                "base": "auto",
                 **{
                     c: fmt
                     for c in ("output_low", "output_high", "change_low", "change_high", "swing")
@@ -155,18 +186,18 @@ def grid_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         xk, yk = g["x_key"].iloc[0], g["y_key"].iloc[0]
         for output, fmt in (("npv_usd", "usd_m"), ("payback_months", "num1")):
             mat = g.pivot(index="y", columns="x", values=output).sort_index(ascending=False)
-            ws.write_string(
+            _section(
+                book,
+                ws,
                 row,
-                0,
                 f"{gid}: {OUTPUT_LABELS[output]} (rows {label(yk)}, columns {label(xk)})",
-                s("section"),
             )
             row += 1
-            ws.write_string(row, 0, f"{yk} \\ {xk}", s("h"))
+            ws.write_string(row, 0, f"rows: {yk}; columns: {xk}", s("h"))
             for j, x in enumerate(mat.columns, start=1):
-                ws.write_number(row, j, float(x), s("num2"))
+                ws.write_number(row, j, float(x), s(_auto(x)))
             for i, (y, vals) in enumerate(mat.iterrows(), start=1):
-                ws.write_number(row + i, 0, float(y), s("num2"))
+                ws.write_number(row + i, 0, float(y), s(_auto(y)))
                 for j, v in enumerate(vals, start=1):
                     write_cell(ws, row + i, j, float(v), s(fmt))
             first, last = row + 1, row + len(mat)
@@ -178,6 +209,8 @@ def grid_sheet(book: Book, ws, df: pd.DataFrame) -> None:
             }
             if output == "payback_months":  # earlier payback is better
                 colour = {**colour, "min_color": "#63BE7B", "max_color": "#F8696B"}
+            else:  # NPV: yellow at zero, so that a loss is never green
+                colour = {**colour, "mid_type": "num", "mid_value": 0}
             ws.conditional_format(first, 1, last, len(mat.columns), colour)
             if output == "payback_months":
                 ws.write_string(last + 1, 0, "blank: no payback within the horizon", s("note"))
@@ -199,7 +232,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     ws.set_column(1, 1, 40)
     ws.set_column(2, 12, 15)
     # statistics (no mean or standard deviation of the IRR: it is unbounded)
-    ws.write_string(row, 0, "Statistics", s("section"))
+    _section(book, ws, row, "Statistics")
     stats = mc["stats"].copy()
     stats["output"] = stats["output"].map(lambda o: OUTPUT_LABELS.get(o, o))
     top = row + 1
@@ -222,11 +255,8 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     )
     # value of information
     row += 1
-    ws.write_string(
-        row,
-        0,
-        "Value of information: what resolving an uncertainty before signing is worth",
-        s("section"),
+    _section(
+        book, ws, row, "Value of information: what resolving an uncertainty before signing is worth"
     )
     row += 1
     ws.write_string(row, 0, "EVPI: perfect information on every input", s("label"))
@@ -270,11 +300,8 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     row = max(row, top + 24)
     # NPV histogram, bins over P1..P99 with the tails counted, and the S-curve over all samples
     hist = mc["hist_npv"]
-    ws.write_string(
-        row,
-        0,
-        "NPV: histogram between its 1st and 99th percentiles (tails counted apart)",
-        s("section"),
+    _section(
+        book, ws, row, "NPV: histogram between its 1st and 99th percentiles (tails counted apart)"
     )
     row += 1
     at = hist.attrs
@@ -315,9 +342,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     chart.set_size({"width": 620, "height": 320})
     ws.insert_chart(top, 6, chart)
     sc = mc["s_npv"]
-    ws.write_string(
-        row, 0, "NPV: share of all samples at or below each value (S-curve)", s("section")
-    )
+    _section(book, ws, row, "NPV: share of all samples at or below each value (S-curve)")
     top = row + 1
     row = _table(book, ws, top, 0, sc, {"value": "usd_m", "share": "pct"})
     chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
@@ -338,11 +363,11 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     pb = mc["payback_by_month"]
     fan = mc["fan"]
     both = pb.merge(fan, on="month", how="left")
-    ws.write_string(
+    _section(
+        book,
+        ws,
         row,
-        0,
         "P(paid back by month t) over all samples, and the fan of cumulative cash (P10, P50, P90)",
-        s("section"),
     )
     top = row + 1
     row = _table(
@@ -399,11 +424,8 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     ws.insert_chart(top + 17, 7, chart)
     # convergence of the NPV mean
     conv = mc["convergence"]
-    ws.write_string(
-        row,
-        0,
-        "Convergence of the NPV mean: its standard error against the samples used",
-        s("section"),
+    _section(
+        book, ws, row, "Convergence of the NPV mean: its standard error against the samples used"
     )
     top = row + 1
     row = _table(
@@ -430,9 +452,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     ws.insert_chart(top, 6, chart)
     row = max(row, top + 18)
     # the input distributions and correlations
-    ws.write_string(
-        row, 0, "Input distributions (data/sensitivity.csv; the sampled ones)", s("section")
-    )
+    _section(book, ws, row, "Input distributions (data/sensitivity.csv; the sampled ones)")
     prob = mc["problem"]
     dist = pd.DataFrame(
         [
@@ -447,7 +467,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
             for v in prob.variables
         ]
     )
-    row = _table(book, ws, row + 1, 0, dist, {"low": "g", "base": "g", "high": "g"})
+    row = _table(book, ws, row + 1, 0, dist, {"low": "auto", "base": "auto", "high": "auto"})
     ws.write_string(
         row - 1,
         0,
@@ -455,9 +475,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
         s("note"),
     )
     if prob.correlation is not None:
-        ws.write_string(
-            row, 0, "Rank correlation matrix imposed (data/correlations.csv)", s("section")
-        )
+        _section(book, ws, row, "Rank correlation matrix imposed (data/correlations.csv)")
         names = prob.names
         linked = [
             j
@@ -572,10 +590,10 @@ def breakeven_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         0,
         df,
         {
-            "base": "g",
-            "searched_low": "g",
-            "searched_high": "g",
-            "breakeven": "g",
+            "base": "auto",
+            "searched_low": "auto",
+            "searched_high": "auto",
+            "breakeven": "auto",
             "change_from_base": "pct",
         },
     )

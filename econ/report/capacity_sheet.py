@@ -647,6 +647,7 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
     """Throughput against speed per platform: data curve, physics envelope, public speeds."""
     s = book.styles
     chart_row = row
+    book.cells["capacity_chart_row"] = chart_row  # a page break keeps the chart whole
     row += 32  # the chart sits above its data, which does not print
     book.cells["capacity_print_end"] = row - 1
     ws.write_string(row, 0, "Chart data (values of the run)", s("section"))

@@ -935,7 +935,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     irr_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
     tl.scalar(
         "irr_annual",
-        "IRR, annualised: IRR() from the root the solver below the print area brackets (blank: none)",
+        "IRR, annualised (blank: none; how it is found: the IRR solver below the results)",
         "1/yr",
         f'IF(irr_root="","",(1+IRR({span("irr_flows")},EXP(irr_root)-1))^constant_months_per_year-1)',
         irr_cached,

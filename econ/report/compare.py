@@ -47,8 +47,14 @@ COLUMNS = {
     "irr_annual": ("IRR [1/yr]", "0.0%"),
     "profitability_index": ("Profitability index", "0.00"),
     "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
-    "peak_utilization": ("Peak utilisation [share]", "0%"),
+    "term_average_utilization": ("Utilisation over the term, MW-weighted [share]", "0%"),
     "peak_incremental_pro_subscribers": ("Peak incremental Pro subscribers", "#,##0"),
+    "max_deficit_usd": ("Peak cash need [USD]", '$#,##0.00,,,"B";-$#,##0.00,,,"B"'),
+    "ceiling_tokens_per_s": ("Per-user ceiling for the served model [tokens/s]", "#,##0"),
+    "npv_physics_basis_usd": (
+        "NPV with capacity from the physics envelope [USD]",
+        '$#,##0.00,,,"B";-$#,##0.00,,,"B"',
+    ),
 }
 CASH_FORMAT = '$#,##0.00,,,"B";-$#,##0.00,,,"B"'
 
@@ -270,8 +276,11 @@ def comparison_text(c: Comparison) -> str:
             "IRR": r["irr_annual"].map(_pct),
             "PI": r["profitability_index"].map(_num),
             "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
-            "peak util.": r["peak_utilization"].map(_pct),
+            "util. (term)": r["term_average_utilization"].map(_pct),
             "peak +Pro": r["peak_incremental_pro_subscribers"].map(lambda x: _num(x, 0)),
+            "cash need": r["max_deficit_usd"].map(_usd),
+            "ceiling": r["ceiling_tokens_per_s"].map(lambda x: _num(x, 0)),
+            "NPV physics": r["npv_physics_basis_usd"].map(_usd),
         }
     )
     return shown.to_string(index=False)
@@ -366,7 +375,7 @@ def sweep_text(s: Sweep) -> str:
             "NPV": t["npv_usd"].map(_usd),
             "payback": t["payback_months"].map(_months),
             "disc. payback": t["discounted_payback_months"].map(_months),
-            "peak util.": t["peak_utilization"].map(_pct),
+            "util. (term)": t["term_average_utilization"].map(_pct),
         }
     )
     r = s.range

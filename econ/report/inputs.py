@@ -13,6 +13,7 @@ from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS, STAGE_MULTIP
 from econ.constants import (
     CHECK_RTOL,
     HOURS_PER_MONTH,
+    IRR_MEANINGFUL_MAX,
     KW_PER_MW,
     MONTHS_PER_YEAR,
     SECONDS_PER_MONTH,
@@ -29,7 +30,7 @@ from econ.report.xl import (
     column_range,
     custom_rule_formula,
     excel_name,
-    format_for_unit,
+    format_for_input,
     validation_for,
 )
 
@@ -66,6 +67,12 @@ CONVENTIONS = (
     ("constant.usd_per_billion", 1e9, "USD", "for sentences in $B"),
     ("constant.tokens_per_trillion", 1e12, "tokens", "for sentences in T tokens"),
     ("constant.check_tolerance", CHECK_RTOL, "-", "relative tolerance of the integrity checks"),
+    (
+        "constant.irr_meaningful_max",
+        IRR_MEANINGFUL_MAX,
+        "1/yr",
+        "an IRR above this is shown as 'above 1,000% a year', not as a rate",
+    ),
     (
         "constant.match_tolerance",
         CHECK_RTOL,
@@ -106,7 +113,9 @@ def _input(
     fmt = (
         "text"
         if isinstance(value, str)
-        else format_for_unit(unit, None if value is None else float(value))
+        else format_for_input(
+            unit, rule.kind if rule else "number", None if value is None else float(value)
+        )
     )
     write_cell(ws, row, col, value, s(fmt, "input" if drives_live_sheets(key) else "rerun"))
     cell = xl_rowcol_to_cell(row, col)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from econ import __version__
 from econ.assumptions import Assumptions
@@ -93,10 +93,19 @@ def build(
             # several ranges (XlsxWriter's print_area takes one): the sheet's own Print_Area name
             wb.define_name(f"'{name}'!_xlnm.Print_Area", "=" + ",".join(areas[name]))
         elif name == "Assumptions":
+            # the "changed since the run" flags (column G) are for the screen
             end = book.cells["assumptions_print_end"]
-            print_setup(sheet, book, "wide", area=f"A1:G{end + 1}")
+            print_setup(sheet, book, "wide", area=f"A1:F{end + 1}")
         elif name == "Capacity":
-            print_setup(sheet, book, "wide", area=f"A1:W{book.cells['capacity_print_end'] + 1}")
+            print_setup(sheet, book, "wide", area=f"A1:T{book.cells['capacity_print_end'] + 1}")
+            sheet.repeat_columns(0)
+            sheet.set_h_pagebreaks([book.cells["capacity_chart_row"]])
+        elif name == "Tables":
+            print_setup(sheet, book, "wide")
+            sheet.repeat_columns(0)  # the row ids beside the sources printed on later pages
+        elif name in book.cells.get("page_breaks", {}):
+            print_setup(sheet, book, "fit", area=_used_area(sheet))
+            sheet.set_h_pagebreaks(book.cells["page_breaks"][name])
         else:
             print_setup(sheet, book, "narrow" if name in ("Cover", "Checks") else "wide")
     for tl in timelines:
@@ -107,8 +116,6 @@ def build(
 
 def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
     H = int(a.values["horizon.months"])
-    from econ.report.xl import FIRST_COL
-
     chart = book.wb.add_chart({"type": "line"})
     for name, label, color, dash in (
         ("payback.cum", "Cumulative cash", "#1F4E79", "solid"),
@@ -125,7 +132,7 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
         )
     chart.set_title(
         {
-            "name": "Payback curve: cumulative cash by month (values of the run; recalculated in Excel)"
+            "name": f"Payback curve: cumulative cash by month (live; months 0 to {H}, the run's horizon)"
         }
     )
     chart.set_x_axis({"name": "month", "label_position": "low", "interval_unit": 6})
@@ -133,6 +140,18 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 900, "height": 380})
     ws.insert_chart(tl.next + 2, 0, chart)
+
+
+CHART_PX_PER_COLUMN = 100  # a chart's width in columns, at about the analysis sheets' widths
+
+
+def _used_area(sheet) -> str:
+    """The cells and charts of a sheet, as a print range: long notes that run on to the
+    right of their cell would otherwise widen the page that 'fit to width' scales."""
+    last_col = sheet.dim_colmax or 0
+    for _row, col, chart, *_ in sheet.charts:
+        last_col = max(last_col, col + -(-chart.width // CHART_PX_PER_COLUMN))
+    return f"A1:{xl_col_to_name(last_col)}{(sheet.dim_rowmax or 0) + 1}"
 
 
 def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from econ.constants import CHECK_RTOL
+from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
 
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
@@ -47,6 +47,18 @@ def verdict(h: dict[str, Any]) -> str:
         return "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
     when = "within the term" if p <= T else f"after the {T}-month term"
     return f"Pays back for good in month {p:.1f} ({when}){need}"
+
+
+def irr_words(irr: float | None, undefined: str) -> str:
+    """'12.3% a year', 'above 1,000% a year (...)' or the words for none."""
+    if irr is None:
+        return undefined
+    if irr > IRR_MEANINGFUL_MAX:
+        return (
+            f"above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
+            "them: not a meaningful rate)"
+        )
+    return f"{irr:.1%} a year"
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
@@ -151,7 +163,10 @@ def text(h: dict[str, Any]) -> str:
     tot = h["totals"]
     lines = [
         f"econ: scenario {h['scenario']}"
-        + (" (bundled default data)" if h["bundled_data"] else ""),
+        + (" (bundled default data)" if h["bundled_data"] else "")
+        + "".join(
+            f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
+        ),
         verdict(h),
     ]
     irr = h["irr_annual"]
@@ -166,11 +181,7 @@ def text(h: dict[str, Any]) -> str:
         f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
         f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
         "IRR "
-        + (
-            f"{irr:.1%} a year"
-            if irr is not None
-            else "undefined (no rate brings the flows' present value to zero)"
-        )
+        + irr_words(irr, "undefined (no rate brings the flows' present value to zero)")
         + "; discounted payback "
         + (f"month {dp:.1f}" if dp is not None else "none")
         + "."
@@ -297,15 +308,13 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
     out.append(
         (
             "Rates of return",
-            '"IRR "&IF(ISNUMBER(irr_annual),TEXT(irr_annual,"0.0%")&" a year","undefined (no rate brings the present value of '
+            '"IRR "&IF(ISNUMBER(irr_annual),IF(irr_annual>constant_irr_meaningful_max,"above "'
+            '&TEXT(constant_irr_meaningful_max,"#,##0%")&" a year (outflows tiny against the inflows after them: '
+            'not a meaningful rate)",TEXT(irr_annual,"0.0%")&" a year"),"undefined (no rate brings the present value of '
             'the flows to zero)")&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
             '&TEXT(discounted_payback_months,"0.0"),"none")&"."',
             "IRR "
-            + (
-                f"{irr:.1%} a year"
-                if irr is not None
-                else "undefined (no rate brings the present value of the flows to zero)"
-            )
+            + irr_words(irr, "undefined (no rate brings the present value of the flows to zero)")
             + "; discounted payback "
             + (f"month {dp:.1f}" if dp is not None else "none")
             + ".",

@@ -37,6 +37,7 @@ NUMBER_FORMATS = {
     "usd_m": '$#,##0.0,,"M";-$#,##0.0,,"M"',
     "usd_b": '$#,##0.00,,,"B";-$#,##0.00,,,"B"',
     "usd2": "$#,##0.00",
+    "usd_in": "$#,##0.00##",
     "num": "#,##0",
     "num1": "#,##0.0",
     "num2": "#,##0.00",
@@ -53,23 +54,20 @@ NUMBER_FORMATS = {
 }
 
 
-def format_for_unit(unit: str, value: float | None = None) -> str:
-    """The number format of a value in a unit: $ in full, $M or $B by size, shares as %."""
+def format_for_input(unit: str, kind: str, value: float | None = None) -> str:
+    """The number format of an input cell: by its unit and kind, not by the value it holds
+    now, so that an edit shows as typed (1.25, not 1; $0.08, not $0)."""
+    if kind == "integer":
+        return "num"
     u = unit.strip()
     big = value is not None and math.isfinite(value) and abs(value) >= 1e6
     if u.startswith("USD"):
-        if "per 1M" in u or "/month" in u and not big:
-            return "usd2"
-        return "usd_b" if value is not None and abs(value) >= 1e9 else "usd"
+        return ("usd_b" if abs(value) >= 1e9 else "usd") if big else "usd_in"
     if u in ("share", "share of revenue", "share of eligible users", "1/month", "1/yr"):
-        return "pct2" if u == "1/month" else "pct"
-    if "tokens" in u and big:
-        return "sci"
-    if u in ("params", "bytes/token") or (value is not None and abs(value) >= 1e12):
-        return "sci"
-    if value is not None and value != int(value) and abs(value) < 100:
-        return "num4" if abs(value) < 1 else "num2"
-    return "num"
+        return "pct2"
+    if big:
+        return "sci" if u in ("params", "bytes/token") or abs(value) >= 1e12 else "num"
+    return "g"
 
 
 class Styles:
@@ -100,11 +98,11 @@ class Styles:
                         "bold": {"bold": True},
                         "wrap": {"text_wrap": True, "valign": "top"},
                         "note": {"italic": True, "font_color": "#595959"},
-                        "banner": {
+                        "banner": {  # a snapshot's banner: not the inputs' yellow
                             "italic": True,
                             "bold": True,
-                            "font_color": "#7F6000",
-                            "bg_color": "#FFF2CC",
+                            "font_color": "#1F4E79",
+                            "bg_color": "#DDEBF7",
                         },
                         "label": {},
                         "unit": {"font_color": "#595959"},
@@ -358,9 +356,12 @@ def print_setup(ws, book: Book, kind: str = "wide", area: str | None = None) -> 
     ws.set_header(f"&L&8econ: {book.scenario}&C&8&A&R&8run {book.run_time}")
     ws.set_footer("&C&8page &P of &N")
     ws.set_landscape()
-    # a fixed scale: "fit to one page wide, any height" is read as one page in all by some
-    # spreadsheet applications, which then shrink a long sheet to nothing
-    ws.set_print_scale({"timeline": TIMELINE_PRINT_SCALE, "wide": WIDE_PRINT_SCALE}.get(kind, 70))
+    if kind == "fit":  # one page wide, as many tall as the blocks need (their page breaks)
+        ws.fit_to_pages(1, 0)
+    else:
+        ws.set_print_scale(
+            {"timeline": TIMELINE_PRINT_SCALE, "wide": WIDE_PRINT_SCALE}.get(kind, 70)
+        )
     if area:
         ws.print_area(area)
 
