@@ -429,8 +429,9 @@ def goal_seek(
 ) -> GoalSeek:
     """The value of ``key`` [its unit] at which NPV is zero (``target="npv"``) or the payback
     month equals the term (``target="payback"``), as ``econ goal-seek`` (docs/model.md,
-    section 6). The search range is [low, high], else the key's sensitivity range, else its
-    rule's. Returns a GoalSeek: ``value`` (None where no value in the range gets there, with
+    section 6). The search range is [low, high] (an end outside the key's rule is refused),
+    else the key's sensitivity range, else its rule's range where the upper bound is not a
+    sense limit, else 0.1x to 10x its value. Returns a GoalSeek: ``value`` (None where no value in the range gets there, with
     the reason in ``message``), ``bracket`` (the range searched), ``base`` and ``message``."""
     from econ.sensitivity.breakeven import goal_seek_key
 

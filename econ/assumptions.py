@@ -117,7 +117,7 @@ HORIZON_MAX_MONTHS = 120
 
 # Upper bounds on sizes, prices and counts are sense limits, about 100x or more beyond any
 # plausible value: they catch a value typed in the wrong unit (or 1e308) at load, and keep
-# every result within a double (docs/model.md, section 1).
+# every result within a double (docs/model.md, section 2.2).
 SCALARS: dict[str, Rule] = {
     "contract.value_usd": _pos("USD", 1e13),
     "contract.mw": _pos("MW", 1e5),
@@ -187,7 +187,7 @@ class Table:
     unused_cells: tuple[tuple[str, str, str], ...] = ()
 
 
-# The roles the model's equations give to plans and tiers (docs/model.md, section 5): the
+# The roles the model's equations give to plans and tiers (docs/model.md, section 2.2): the
 # rows of plans.csv and tiers.csv are exactly these, in this order of speed for tiers.
 PLAN_IDS = ("plus", "pro")
 TIER_IDS = ("standard", "fast", "ultrafast")

@@ -1,5 +1,5 @@
 """Decisions on one set of assumptions: scenarios side by side, one budget on every platform,
-and one key swept or optimised (docs/model.md, section 7, "Optimisation" and "Scenarios").
+and one key swept or optimised (docs/model.md, section 7: "Scenarios side by side", "One budget on every platform", "Sweeps and optimisation", "Scenarios").
 
 Everything here evaluates the model (econ.model.evaluate) or collects its headline
 (econ.headline); nothing reads a file except through ``Assumptions.with_scenario``, and

@@ -784,7 +784,7 @@ def _scenario(p: Params, j: int, keys) -> str:
 
 
 def _check_pro_within_users(p: Params, dem: Demand, ado: Adoption) -> None:
-    """Pro subscribers never above the users there are (docs/model.md, section 5.6)."""
+    """Pro subscribers never above the users there are (docs/model.md, sections 2.2 and 5.6)."""
     mau = p.row("market.mau") * np.exp(
         (np.arange(dem.plus_pool.shape[0])[:, None]) * np.log1p(p.row("market.mau_growth_monthly"))
     )

@@ -1,4 +1,4 @@
-"""Find workbook cells by defined name, never by address or display label (docs/workbook.md)."""
+"""Find workbook cells by defined name, never by address or display label (docs/model.md, section 8)."""
 
 from __future__ import annotations
 

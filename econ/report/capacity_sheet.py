@@ -111,7 +111,7 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         )
 
     # ---- the frontier's PCHIP, one row per point of frontier.csv (all platforms)
-    b.title("Frontier curves in log-log space (PCHIP knots; rows as on Assumptions)")
+    b.title("Frontier curves in log-log space (PCHIP knots; rows as on Tables)")
     top_a, bottom_a = book.cells["frontier.rows"]
     ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
     head = [

@@ -1041,9 +1041,10 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
 def irr_solver(
     book: Book, tl: Timeline, name: str, what: str, flows: str, shift: int, trace
 ) -> None:
-    """The IRR without IRR(): the present value at each rate of econ's grid, the interval nearest
-    zero where it changes sign, then bisection (payback.irr_trace, step by step). Spreadsheet
-    IRR() starts Newton's method from a guess and can return a rate that is no root at all.
+    """The root IRR() is started at: the present value at each rate of econ's grid, the
+    interval nearest zero where it changes sign, then bisection (payback.irr_trace, step by
+    step). Spreadsheet IRR() alone starts Newton's method from a guess and can return a rate
+    that is no root at all; started at this root it returns the root.
     ``flows`` is a row span; ``shift`` 1 when its first value is month 0 (periods start at 1)."""
     from econ.payback import IRR_GRID
 

@@ -1,6 +1,7 @@
-"""The workbook payback_analysis.xlsx, in FAST order: Cover, Assumptions, Capacity, Costs,
-Revenue, Payback, the analysis sheets, Checks (and a hidden Run sheet with the inputs' values
-in the econ run). docs/model.md, section 8, says what is live and what is a snapshot."""
+"""The workbook payback_analysis.xlsx, in FAST order: Cover, Assumptions, Tables, Capacity,
+Costs, Revenue, Payback, the analysis sheets, Checks (and hidden Run and Run tables sheets
+with the inputs' values in the econ run). docs/model.md, section 8, says what is live and
+what is a snapshot."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The workbook in LibreOffice: it recalculates to the Python model's values, edits of its inputs
 recompute NPV, payback and IRR as econ does for the same --set, its checks hold, and it prints
-(docs/workbook.md)."""
+(docs/model.md, section 8)."""
 
 from __future__ import annotations
 
