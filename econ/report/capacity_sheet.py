@@ -537,7 +537,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
                 cc = xl_rowcol_to_cell(hrow, 1 + jj, row_abs=True)
                 lr = top + j
                 formula = f"=MIN(({P('speculative_speedup')}-{cc}*$E${lr + 1})/$F${lr + 1},{cc}*$G${lr + 1})"
-                write_formula(ws, rr, 1 + jj, formula, val, s("num"))
+                write_formula(ws, rr, 1 + jj, formula, val, s("num_feasible"))
         grid = f"{xl_rowcol_to_cell(hrow + 1, 1)}:{xl_rowcol_to_cell(hrow + len(terms), len(physics.SPEED_MULTIPLIERS))}"
         b.row = hrow + len(terms) + 1
         phys = float(tables.envelope(a, plat, s_t).throughput[0])

@@ -171,10 +171,6 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     tol = "constant_check_tolerance"
     H, T = excel_name("horizon.months"), excel_name("contract.term_months")
     n = lambda key: excel_name(key)  # noqa: E731
-    top_f, bot_f = book.cells["frontier.rows"]
-    pc = lambda col, first, last: f"'Capacity'!{_col(col)}{first + 1}:{_col(col)}{last + 1}"  # noqa: E731
-    pch_top = book.cells["pchip_platform"].split("!")[1]
-    _ = pch_top
     integrity = [
         (
             "Total rent equals the contract value",
@@ -184,7 +180,14 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
             "Cumulative cash at the horizon equals the sum of the cash flows",
             f"ABS(cumulative_cash_at_horizon_usd-SUM({span('payback.cf')}))<={tol}*MAX(1,ABS(cumulative_cash_at_horizon_usd))",
         ),
-        ("Utilisation never above 100 %", f"MAX({span('revenue.util')})<=1+{tol}"),
+        (
+            "Utilisation never above 1 / peak-to-average (the capacity is sized for the peaks)",
+            f"MAX({span('revenue.util')})<=(1+{tol})/{n('usage.peak_to_average')}",
+        ),
+        (
+            "MW online never above the contracted MW",
+            f"MAX({span('revenue.mw')})<={n('contract.mw')}*(1+{tol})",
+        ),
         (
             "Adoption, cap-hit and spare shares within [0, 1]",
             f"AND(MIN({span('revenue.adoption')})>=0,MAX({span('revenue.adoption')})<=1,MIN({span('revenue.h')})>=0,MAX({span('revenue.h')})<=1,MIN({span('revenue.spare')})>=0,MAX({span('revenue.spare')})<=1)",
@@ -220,7 +223,6 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
             f"AND({n('conversion.plus_to_pro_base_monthly')}+{n('conversion.capped_upgrade_propensity')}<=1,{n('conversion.pro_churn_monthly')}+{n('conversion.extra_churn_after_term_monthly')}<=1)",
         ),
     ]
-    _ = (top_f, bot_f, pc)
     row = 4
     ws.write_string(
         row, 0, "Integrity of the live model (hold after any edit of the inputs)", s("section")
@@ -239,6 +241,35 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", True, s("bold"))
     book.name("integrity_ok", f"'Checks'!$C${row + 1}")
     _true_false_colours(book, ws, first, row, 2)
+    row += 3
+    ws.write_string(
+        row,
+        0,
+        "Physical plausibility of the contract platform (findings of the live model, not "
+        "integrity: FALSE says the answer rests on figures the physics does not support)",
+        s("section"),
+    )
+    plausible = [
+        (
+            "The ultrafast speed is within the per-user ceiling for the served model",
+            f"{n('tiers.ultrafast.tokens_per_s')}<=phys_ceiling",
+        ),
+        (
+            "The throughput that feeds the money at the ultrafast speed is within the physics envelope",
+            f"thr_ultrafast<=phys_envelope_ultrafast*(1+{tol})",
+        ),
+        (
+            "... and at the standard speed (the backfill)",
+            f"thr_standard<=phys_envelope_standard*(1+{tol})",
+        ),
+    ]
+    row += 1
+    p_first = row + 1
+    for (label, formula), value in zip(plausible, _plausibility_values(a, head), strict=True):
+        row += 1
+        ws.write_string(row, 0, label, s("label"))
+        write_formula(ws, row, 2, "=" + formula, value)
+    _true_false_colours(book, ws, p_first, row, 2)
     row += 3
     ws.write_string(
         row,
@@ -277,10 +308,23 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     ws.freeze_panes(3, 1)
 
 
-def _col(c: int) -> str:
-    from xlsxwriter.utility import xl_col_to_name
+def _plausibility_values(a: Assumptions, head: dict) -> list[bool]:
+    """The run's answers to the plausibility checks of the Checks sheet (cached values)."""
+    from econ.compute import tables
 
-    return xl_col_to_name(c)
+    ph = head["physics"]
+    plat = str(a.values["contract.platform"])
+    s_std = a.num("tiers.standard.tokens_per_s")
+    if a.values["capacity.basis"] == "physics":
+        thr_std = float(tables.envelope(a, plat, s_std).throughput[0])
+    else:
+        thr_std = tables.data_throughput(a, plat, s_std)
+    env_std = float(tables.envelope(a, plat, s_std).throughput[0])
+    return [
+        bool(ph["within_ceiling"]),
+        ph["claimed_tokens_per_s_per_mw"] <= ph["physics_tokens_per_s_per_mw"] * (1 + 1e-9),
+        thr_std <= env_std * (1 + 1e-9),
+    ]
 
 
 def _months_span(sheet: str, book: Book) -> str:

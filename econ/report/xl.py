@@ -39,6 +39,7 @@ NUMBER_FORMATS = {
     "usd2": "$#,##0.00",
     "usd_in": "$#,##0.00##",
     "num": "#,##0",
+    "num_feasible": '#,##0;"infeasible";0',  # a negative output: the layout cannot serve it
     "num1": "#,##0.0",
     "num2": "#,##0.00",
     "num4": "0.0000",
