@@ -891,7 +891,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     )
     tl.scalar(
         "terminal_margin_usd",
-        "Net monthly margin of an incremental subscriber at the horizon, m_H",
+        "Monthly margin of a Pro upgrade at the horizon, m_H",
         "USD/month",
         f"({N('plans.pro.price_usd_month')}-{N('plans.plus.price_usd_month')})*{keep}-({at('w_pro_standard', H, rspan)}-{at('w_plus_standard', H, rspan)})"
         f"*{SPM}/{SPW}*{N('capacity.gpu_cost_per_mtok_usd')}/constant_tokens_per_million",
@@ -935,7 +935,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     irr_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
     tl.scalar(
         "irr_annual",
-        "IRR, annualised (blank: none; how it is found: the IRR solver below the results)",
+        "IRR, annualised (blank: none; solver below)",
         "1/yr",
         f'IF(irr_root="","",(1+IRR({span("irr_flows")},EXP(irr_root)-1))^constant_months_per_year-1)',
         irr_cached,
@@ -993,7 +993,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     )
     tl.scalar(
         "cap_adoption_capped_months",
-        "Months in which the capacity holds ultrafast adoption below its share",
+        "Months the capacity holds adoption below its share",
         "months",
         f"SUMPRODUCT({span('in_term')}*({rspan('adoption')}<{N('tiers.ultrafast.adoption')}*(1-constant_check_tolerance)))",
         lim["adoption_capped_months"],
@@ -1017,13 +1017,14 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     )
     tl.scalar(
         "cap_backfill_capped_months",
-        "Months in which spare capacity limits the backfill",
+        "Months spare capacity limits the backfill",
         "months",
         f"SUMPRODUCT({span('in_term')}*({rspan('backfill')}<{N('capacity.backfill_tokens_per_month')}"
         f"*{rspan('eff')}*(1-constant_check_tolerance)))",
         lim["backfill_capped_months"],
         "num",
     )
+    _bridge(tl, a, r, head, span, rspan, at)
     for name, label_, fmt in (
         ("npv_usd", "NPV [USD]", "usd"),
         ("npv_without_terminal_value_usd", "NPV without the terminal value [USD]", "usd"),
@@ -1036,6 +1037,50 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     ):
         book.matches.append((label_, head[name], name, fmt))
     return tl
+
+
+def _bridge(tl: Timeline, a: Assumptions, r: Results, head: dict, span, rspan, at) -> None:
+    """From revenue to the NPV in present values: each stream discounted, summing to the NPV
+    (a reader can reconcile the answer line by line)."""
+    d = r.discount[0]
+    v = a.num("finance.variable_cost_share")
+    pv = lambda x: float(np.sum(np.asarray(x)[0] * d))  # noqa: E731
+    H = N("horizon.months")
+    tl.section("Bridge to the NPV: each stream in present value", narrow=True)
+    dsum = lambda row: f"SUMPRODUCT({row},{span('d')})"  # noqa: E731
+    items = (
+        (
+            "bridge_subscription_usd",
+            "Pro upgrades (subscription revenue)",
+            dsum(rspan("sub")),
+            pv(r.subscription_revenue),
+        ),
+        ("bridge_api_usd", "Ultrafast API premium", dsum(rspan("api")), pv(r.api_revenue)),
+        (
+            "bridge_variable_costs_usd",
+            "less variable costs",
+            f"-{N('finance.variable_cost_share')}*(bridge_subscription_usd+bridge_api_usd)",
+            -v * (pv(r.subscription_revenue) + pv(r.api_revenue)),
+        ),
+        ("bridge_gpu_usd", "GPU cost avoided, net", dsum(rspan("gpu")), pv(r.gpu_savings)),
+        ("bridge_rent_usd", "less rent", f"-{dsum(span('rent'))}", -pv(r.rent)),
+        (
+            "bridge_terminal_value_usd",
+            "Terminal value of the Pro tail",
+            f"{N('finance.terminal_value')}*terminal_value_usd*{at('d', H)}",
+            head["npv_usd"] - head["npv_without_terminal_value_usd"],
+        ),
+    )
+    for name, label_, formula, value in items:
+        tl.scalar(name, label_, "USD", formula, value, "usd_b")
+    tl.scalar(
+        "bridge_npv_usd",
+        "NPV (the sum: equals the NPV above)",
+        "USD",
+        "+".join(name for name, *_ in items),
+        sum(value for *_, value in items),
+        "usd_b",
+    )
 
 
 def irr_solver(

@@ -181,6 +181,10 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
             f"ABS(cumulative_cash_at_horizon_usd-SUM({span('payback.cf')}))<={tol}*MAX(1,ABS(cumulative_cash_at_horizon_usd))",
         ),
         (
+            "The streams' present values (Payback, bridge) sum to the NPV",
+            f"ABS(bridge_npv_usd-npv_usd)<={tol}*MAX(1,ABS(npv_usd),bridge_rent_usd*-1)",
+        ),
+        (
             "Utilisation never above 1 / peak-to-average (the capacity is sized for the peaks)",
             f"MAX({span('revenue.util')})<=(1+{tol})/{n('usage.peak_to_average')}",
         ),
