@@ -634,7 +634,7 @@ def snapshot_block(book: Book, ws, row: int, a: Assumptions, analysis: dict) -> 
         row += 1
         for j, c in enumerate(df.columns):
             ws.write_string(row, j, c.replace("_", " "), s("h"))
-        ws.set_row(row, 30)
+        ws.set_row(row, 45)  # three lines: "cost per mtok / rent data / usd"
         for i, rec in enumerate(df.itertuples(index=False), start=1):
             for j, x in enumerate(rec):
                 fmt = s("num2") if isinstance(x, float) and abs(x) < 1000 else s("num")

@@ -463,7 +463,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
             "econ uses it, the live sheets do not: rerun econ after changing it.",
         ),
         (
-            "Snapshot (a banner says so)",
+            "Snapshot (a green banner says so)",
             "values of the econ run: the capacity tables, the analysis sheets; stale once an input changed.",
         ),
         (

@@ -99,11 +99,11 @@ class Styles:
                         "bold": {"bold": True},
                         "wrap": {"text_wrap": True, "valign": "top"},
                         "note": {"italic": True, "font_color": "#595959"},
-                        "banner": {  # a snapshot's banner: not the inputs' yellow
+                        "banner": {  # a snapshot's banner: neither inputs' nor headers' colour
                             "italic": True,
                             "bold": True,
-                            "font_color": "#1F4E79",
-                            "bg_color": "#DDEBF7",
+                            "font_color": "#375623",
+                            "bg_color": "#E2EFDA",
                         },
                         "label": {},
                         "unit": {"font_color": "#595959"},
