@@ -74,8 +74,14 @@ def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
     sigma = N("usage.demand_sigma")
 
     # the speed factors phi_i, above the timeline
+    ws.write_string(
+        2,
+        0,
+        "Usage factor of each tier's speed, phi = (speed / standard speed) ^ speed elasticity:",
+        s("bold"),
+    )
     for j, tier in enumerate(a.tier_ids()):
-        ws.write_string(2, 3 + 2 * j, f"phi {tier}", s("bold"))
+        ws.write_string(2, 3 + 2 * j, f"phi {tier}", s("bold", align="right"))
         formula = (
             f"=EXP({N('usage.speed_elasticity')}*LN({N(f'tiers.{tier}.tokens_per_s')}/{s_std}))"
         )
