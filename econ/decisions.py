@@ -84,6 +84,7 @@ COMPARE_METRICS = {
     "profitability_index": "profitability_index",
     "realised_cost_per_mtok_usd": "realised_cost_per_mtok_usd",
     "term_average_utilization": "totals.term_average_utilization",
+    "peak_utilization": "totals.peak_utilization",
     "peak_incremental_pro_subscribers": "totals.peak_incremental_pro_subscribers",
     "max_deficit_usd": "max_deficit_usd",
     "ceiling_tokens_per_s": "physics.ceiling_tokens_per_s",

@@ -395,6 +395,10 @@ def test_the_installed_package_ships_the_repository_data(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     shipped = Path(res.stdout.strip())
+    if shipped.resolve() == DATA.resolve():
+        pytest.skip("an editable install: the package's data are this checkout's data/")
+    if (shipped.parent / "pyproject.toml").is_file():
+        pytest.skip(f"an editable install of another checkout ({shipped.parent.name})")
     for p in sorted(DATA.rglob("*.csv")):
         assert (shipped / p.relative_to(DATA)).read_bytes() == p.read_bytes(), p.name
     assert econ.load(shipped).values == econ.load(DATA).values

@@ -48,6 +48,7 @@ COLUMNS = {
     "profitability_index": ("Profitability index", "0.00"),
     "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
     "term_average_utilization": ("Utilisation over the term, MW-weighted [share]", "0%"),
+    "peak_utilization": ("Peak utilisation, one month [share]", "0%"),
     "peak_incremental_pro_subscribers": ("Peak incremental Pro subscribers", "#,##0"),
     "max_deficit_usd": ("Peak cash need [USD]", '$#,##0.00,,,"B";-$#,##0.00,,,"B"'),
     "ceiling_tokens_per_s": ("Per-user ceiling for the served model [tokens/s]", "#,##0"),
@@ -240,7 +241,10 @@ def chart(c: Comparison, path: Path, run_time: str) -> None:
 
 
 def _months(x: float) -> str:
-    return f"{x:.1f}" if math.isfinite(x) else "none"
+    """A payback month; 0 is cash that never goes negative, NaN none within the horizon."""
+    if not math.isfinite(x):
+        return "none"
+    return "never <0" if x == 0 else f"{x:.1f}"
 
 
 def _pct(x: float) -> str:
@@ -277,6 +281,7 @@ def comparison_text(c: Comparison) -> str:
             "PI": r["profitability_index"].map(_num),
             "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
             "util. (term)": r["term_average_utilization"].map(_pct),
+            "util. (peak)": r["peak_utilization"].map(_pct),
             "peak +Pro": r["peak_incremental_pro_subscribers"].map(lambda x: _num(x, 0)),
             "cash need": r["max_deficit_usd"].map(_usd),
             "ceiling": r["ceiling_tokens_per_s"].map(lambda x: _num(x, 0)),
