@@ -338,7 +338,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     )
     chart.set_title({"name": "NPV: histogram (P1 to P99)"})
     chart.set_legend({"none": True})
-    chart.set_x_axis({"num_format": '$#,##0,,,"B"', "num_font": {"rotation": -45}})
+    chart.set_x_axis({"num_format": '$#,##0.0,,,"B"', "num_font": {"rotation": -45}})
     chart.set_size({"width": 620, "height": 320})
     ws.insert_chart(top, 6, chart)
     sc = mc["s_npv"]
@@ -356,7 +356,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     chart.set_title({"name": "NPV: S-curve over all samples"})
     chart.set_legend({"none": True})
     chart.set_y_axis({"num_format": "0%", "min": 0, "max": 1})
-    chart.set_x_axis({"num_format": '$#,##0,,,"B"'})
+    chart.set_x_axis({"num_format": '$#,##0.0,,,"B"'})
     chart.set_size({"width": 620, "height": 320})
     ws.insert_chart(top, 6, chart)
     # P(paid back by month t) over all samples, and the fan of cumulative cash
