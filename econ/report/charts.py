@@ -113,7 +113,7 @@ def frontier(
 ) -> Path:
     """Each platform's data curve and physics envelope (log-log), the tier speeds and the public
     model speeds the articles quote."""
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 5.6))
     for n, (p, g) in enumerate(curves.groupby("platform", sort=False)):
         c = COLORS[n % len(COLORS)]
         d = g[g["curve"] == "data"]
@@ -130,6 +130,8 @@ def frontier(
                 ls="--",
                 label=f"{p}: physics",
             )
+    ax.set_xscale("log")  # before the limits below are read
+    ax.set_yscale("log")
     for t, s in tier_speeds.items():
         ax.axvline(s, color="grey", lw=0.6, ls=":")
         ax.text(s, ax.get_ylim()[1], f" {t}", rotation=90, va="top", fontsize=7, color="grey")
@@ -152,12 +154,10 @@ def frontier(
                 xytext=(0, 4),
                 textcoords="offset points",
             )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("tokens/s per facility MW")
     ax.set_title("Throughput against responsiveness: data curves, physics envelopes, public speeds")
-    ax.legend(frameon=False, fontsize=7, ncol=2)
+    ax.legend(frameon=False, fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12))
     return _save(fig, folder / "frontier.png")
 
 
