@@ -1466,7 +1466,81 @@ INVARIANTS = [
     ),
 ]
 
-CASES = SCENARIO_NAMES + NUMBERS + CSV_READER + OUTPUTS + KEYS + TABLES + REFERENCE + INVARIANTS
+# cells the model has no use for, and values beyond the rules' sense limits
+UNUSED_AND_LIMITS = [
+    Case(
+        "set-the-standard-tiers-adoption",
+        summary("--set", "tiers.standard.adoption=0.3"),
+        r"--set tiers\.standard\.adoption=0\.3: tiers\.standard\.adoption is not an input: the "
+        r"standard tier takes the share the faster tiers leave",
+    ),
+    Case(
+        "standard-adoption-filled-in-the-data",
+        validate(),
+        r'tiers\.csv row 2 \(standard\), column adoption: "0\.3"; leave it blank: the standard '
+        r"tier takes the share",
+        cell("tiers.csv", "standard", "adoption", "0.3"),
+    ),
+    Case(
+        "fast-api-price-filled-in-the-data",
+        report(),
+        r'tiers\.csv row 3 \(fast\), column price_per_mtok_usd: "20"; leave it blank: only the '
+        r"ultrafast tier is sold as API tokens",
+        cell("tiers.csv", "fast", "price_per_mtok_usd", "20"),
+    ),
+    Case(
+        "contract-value-in-cents",
+        summary("--set", "contract.value_usd=1e15"),
+        r"--set contract\.value_usd=1e15, column value: 1e15 is out of range; expected a number in "
+        r"\(0, 1e\+13\] \[USD\]",
+    ),
+    Case(
+        "contract-mw-in-kw",
+        validate(),
+        r"assumptions\.csv row \d+ \(contract\.mw\), column value: 750000 is out of range; "
+        r"expected a number in \(0, 100000\]",
+        cell("assumptions.csv", "contract.mw", "value", "750000"),
+    ),
+    Case(
+        "mau-growth-ten-percent-a-month-plus",
+        summary("--set", "market.mau_growth_monthly=0.2"),
+        r"market\.mau_growth_monthly=0\.2, column value: 0\.2 is out of range; expected a number "
+        r"in \[-0\.1, 0\.1\]",
+    ),
+    Case(
+        "goal-seek-high-beyond-the-rule",
+        goal_seek("--high", "2", key="tiers.ultrafast.adoption"),
+        r"goal seek tiers\.ultrafast\.adoption: --high 2 is outside the values the key may take; "
+        r"expected a number in \[0, 1\]",
+    ),
+    Case(
+        "grid-on-a-zero-value-without-a-range",
+        sensitivity("grid"),
+        r"grids\.csv row 2 \(zero\): capacity\.backfill_tokens_per_month is 0 and has no range in "
+        r"sensitivity\.csv",
+        both(
+            write(
+                "grids.csv",
+                "id,key_x,key_y,points,note\nzero,capacity.backfill_tokens_per_month,"
+                "contract.mw,3,\n",
+            ),
+            drop_row("sensitivity.csv", "capacity.backfill_tokens_per_month"),
+            cell("assumptions.csv", "capacity.backfill_tokens_per_month", "value", "0"),
+        ),
+    ),
+]
+
+CASES = (
+    SCENARIO_NAMES
+    + NUMBERS
+    + CSV_READER
+    + OUTPUTS
+    + KEYS
+    + TABLES
+    + REFERENCE
+    + INVARIANTS
+    + UNUSED_AND_LIMITS
+)
 
 
 # ---------------------------------------------------------------------------
