@@ -86,10 +86,12 @@ _Y = np.unique(
         12,
     )
 )
-# grid intervals ordered by how far their rates lie from zero (the interval at zero first)
-_Y_ORDER = np.argsort(
-    np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:]))), kind="stable"
-)
+# The root nearest zero is the nearer of two: the first sign change below zero (intervals
+# whose rates are all <= 0, nearest first) and the first above it (all >= 0, nearest first).
+_BELOW = np.flatnonzero(_Y[1:] <= 0)[::-1]
+_ABOVE = np.flatnonzero(_Y[:-1] >= 0)
+# how far each interval's nearer end lies from a rate of zero, as a rate
+_NEAR = np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:])))
 
 
 IRR_GRID = _Y  # the rates ln(1 + x) at which the IRR's present value is tabulated
@@ -97,16 +99,11 @@ BISECTION_STEPS = 40  # the spreadsheet's IRR: from a grid interval <= 0.11 wide
 
 
 @dataclass(frozen=True)
-class IrrTrace:
-    """The IRR as the workbook solves it, for one row of flows: the present value on the
-    grid, the grid interval nearest zero whose ends differ in sign, then bisection.
+class Bisection:
+    """Bisection of one grid interval: its index j, and at each step lo, hi, the present value
+    at lo, mid and the present value at mid; y, the root's ln(1 + x)."""
 
-    pv : sum c_t e^(-t y) at each grid rate y [USD]; interval : its index j (None: no root);
-    lo, hi, f_lo, mid, f_mid : each bisection step; y : the root's ln(1 + x) (NaN: none).
-    """
-
-    pv: Array
-    interval: int | None
+    interval: int
     lo: Array
     hi: Array
     f_lo: Array
@@ -115,19 +112,36 @@ class IrrTrace:
     y: float
 
 
-def irr_trace(flows: ArrayLike, steps: int = BISECTION_STEPS) -> IrrTrace:
-    """The workbook's IRR algorithm for one row of flows (periods 1..n), step by step. It brackets
-    the same root as :func:`irr` (the grid interval nearest zero) and bisects it; tests check
-    that the two agree."""
-    f = np.asarray(flows, float)
-    pv = f @ _discount_table(f.size)
-    pos = pv > 0
-    change = (pos[1:] != pos[:-1]) | (pv[:-1] == 0)
-    empty = np.full(steps, np.nan)
-    if not ((f > 0).any() and (f < 0).any()) or not change.any():
-        return IrrTrace(pv, None, empty, empty, empty, empty, empty, np.nan)
-    dist = np.minimum(np.abs(np.expm1(_Y[:-1])), np.abs(np.expm1(_Y[1:])))
-    j = int(np.flatnonzero(change)[np.argmin(dist[change])])
+@dataclass(frozen=True)
+class IrrTrace:
+    """The IRR as the workbook solves it, for one row of flows: the present value on the
+    grid; the first interval below zero and the first above it whose ends differ in sign,
+    each bisected; the nearer of the two roots to zero.
+
+    pv : sum c_t e^(-t y) at each grid rate y [USD]; below, above : the two bisections (None
+    where that side has no sign change); y : the root's ln(1 + x) (NaN: none).
+    """
+
+    pv: Array
+    below: Bisection | None
+    above: Bisection | None
+    y: float
+
+    @property
+    def interval(self) -> int | None:
+        """The grid interval of the root (None: no root)."""
+        chosen = self.chosen
+        return None if chosen is None else chosen.interval
+
+    @property
+    def chosen(self) -> Bisection | None:
+        sides = [b for b in (self.below, self.above) if b is not None]
+        if not sides:
+            return None
+        return min(sides, key=lambda b: abs(np.expm1(b.y)))
+
+
+def _bisect(f: Array, pv: Array, j: int, steps: int) -> Bisection:
     t = np.arange(1, f.size + 1, dtype=float)
     lo, hi, f_lo = _Y[j], _Y[j + 1], pv[j]
     out = np.empty((5, steps))
@@ -139,7 +153,26 @@ def irr_trace(flows: ArrayLike, steps: int = BISECTION_STEPS) -> IrrTrace:
             lo, f_lo = mid, f_mid
         else:
             hi = mid
-    return IrrTrace(pv, j, *out, y=float(0.5 * (lo + hi)))
+    return Bisection(j, *out, y=float(0.5 * (lo + hi)))
+
+
+def irr_trace(flows: ArrayLike, steps: int = BISECTION_STEPS) -> IrrTrace:
+    """The workbook's IRR algorithm for one row of flows (periods 1..n), step by step. It finds
+    the same root as :func:`irr` (the nearer to zero of the first roots below and above zero)
+    by bisection; tests check that the two agree."""
+    f = np.asarray(flows, float)
+    pv = f @ _discount_table(f.size)
+    pos = pv > 0
+    change = (pos[1:] != pos[:-1]) | (pv[:-1] == 0)
+    if not ((f > 0).any() and (f < 0).any()):
+        return IrrTrace(pv, None, None, np.nan)
+    sides = []
+    for order in (_BELOW, _ABOVE):
+        hits = order[change[order]]
+        sides.append(_bisect(f, pv, int(hits[0]), steps) if hits.size else None)
+    trace = IrrTrace(pv, sides[0], sides[1], np.nan)
+    chosen = trace.chosen
+    return IrrTrace(pv, sides[0], sides[1], np.nan if chosen is None else chosen.y)
 
 
 @lru_cache(maxsize=16)
@@ -160,9 +193,10 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
     Returns (N,) (a float for 1-D input): NaN where the flows do not change
     sign or no root lies in (-95 %, +10,000 %) per period; where there are
     several roots, the one nearest zero. The NPV is tabulated on a grid of rates
-    (one matrix product for all scenarios), the sign change nearest zero
-    brackets the root, and Newton's method in ln(1 + x), kept inside the bracket
-    by Illinois false position, polishes it.
+    (one matrix product for all scenarios); the first sign change below zero and
+    the first above it bracket the two candidates, and Newton's method in
+    ln(1 + x), kept inside the bracket by Illinois false position, polishes the
+    nearer one (and the other where it may be nearer still).
     """
     f = np.atleast_2d(np.asarray(flows, float))
     n_s, n = f.shape
@@ -173,19 +207,40 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
         vals = fs @ _discount_table(n)  # (M, G)
         pos = vals > 0
         change = (pos[:, 1:] != pos[:, :-1]) | (vals[:, :-1] == 0)
-        ordered = change[:, _Y_ORDER]
-        k = np.argmax(ordered, axis=1)
         m = np.arange(rows.size)
-        ok = ordered[m, k]
-        j = _Y_ORDER[k[ok]]
-        mo = m[ok]
-        f0, f1 = vals[mo, j], vals[mo, j + 1]
-        # a third grid point beside the bracket for an inverse quadratic first guess
-        j2 = np.where(j + 2 < _Y.size, j + 2, j - 1)
-        start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, vals[mo, j2])
-        y = _polish(fs[ok], f0, f1, _Y[j], _Y[j + 1], start, tol, max_iter)
-        out[rows[ok]] = np.expm1(y)
+        # the first sign change on each side of zero (-1: none on that side)
+        first = []
+        for order in (_BELOW, _ABOVE):
+            hit = change[:, order]
+            k = np.argmax(hit, axis=1)
+            first.append(np.where(hit[m, k], order[k], -1))
+        below, above = first
+        # polish the side whose interval starts nearer zero ...
+        near_b = np.where(below >= 0, _NEAR[below], np.inf)
+        near_a = np.where(above >= 0, _NEAR[above], np.inf)
+        j = np.where(near_b <= near_a, below, above)
+        ok = j >= 0
+        x = np.full(rows.size, np.nan)
+        x[ok] = np.expm1(_root_in(fs[ok], vals[ok], j[ok], tol, max_iter))
+        # ... and the other where its interval starts nearer zero than that root
+        other = np.where(near_b <= near_a, above, below)
+        near_o = np.where(other >= 0, _NEAR[other], np.inf)
+        again = ok & (near_o < np.abs(x))
+        if again.any():
+            x2 = np.expm1(_root_in(fs[again], vals[again], other[again], tol, max_iter))
+            x[again] = np.where(np.abs(x2) < np.abs(x[again]), x2, x[again])
+        out[rows] = x
     return out if np.ndim(flows) > 1 else out[0]
+
+
+def _root_in(fs: Array, vals: Array, j: Array, tol: float, max_iter: int) -> Array:
+    """The root y of each row's present value in its grid interval j (its ends differ in sign)."""
+    mo = np.arange(j.size)
+    f0, f1 = vals[mo, j], vals[mo, j + 1]
+    # a third grid point beside the bracket for an inverse quadratic first guess
+    j2 = np.where(j + 2 < _Y.size, j + 2, j - 1)
+    start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, vals[mo, j2])
+    return _polish(fs, f0, f1, _Y[j], _Y[j + 1], start, tol, max_iter)
 
 
 def _npv_and_slope(fs: Array, y: Array) -> tuple[Array, Array]:

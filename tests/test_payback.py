@@ -130,3 +130,15 @@ def test_goal_seek_finds_the_root_and_reports_none_clearly():
 def test_goal_seek_picks_the_crossing_nearest_base():
     r = goal_seek(lambda x: np.sin(x), 0.5, 10.0, base=6.0)
     assert r.value == pytest.approx(2 * np.pi, abs=1e-9)
+
+
+@pytest.mark.parametrize("r_neg, r_pos", [(-0.1018, 0.1026), (-0.1030, 0.1022)])
+def test_of_two_roots_on_either_side_of_zero_the_nearer_is_the_irr(r_neg, r_pos):
+    # flows v (v - v1)(v - v2), v = 1 / (1 + x): roots exactly at r_neg and r_pos a month, one
+    # on each side of zero; the interval nearer zero need not hold the nearer root
+    v1, v2 = 1 / (1 + r_neg), 1 / (1 + r_pos)
+    flows = np.array([v1 * v2, -(v1 + v2), 1.0]) * 1e8
+    nearer = r_neg if abs(r_neg) < abs(r_pos) else r_pos
+    assert irr(flows) == pytest.approx(nearer, abs=1e-9)
+    assert npf.irr(np.concatenate([[0.0], flows])) == pytest.approx(nearer, abs=1e-9)
+    assert np.expm1(irr_trace(flows).y) == pytest.approx(nearer, abs=1e-9)

@@ -15,7 +15,7 @@ import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.model import Results
-from econ.payback import irr_trace
+from econ.payback import BISECTION_STEPS, irr_trace
 from econ.report.workbook import write_formula
 from econ.report.xl import MONTHS, Book, Timeline, absolute, excel_name, pad_months
 
@@ -1092,26 +1092,27 @@ def _bridge(tl: Timeline, a: Assumptions, r: Results, head: dict, span, rspan, a
 def irr_solver(
     book: Book, tl: Timeline, name: str, what: str, flows: str, shift: int, trace
 ) -> None:
-    """The root IRR() is started at: the present value at each rate of econ's grid, the
-    interval nearest zero where it changes sign, then bisection (payback.irr_trace, step by
-    step). Spreadsheet IRR() alone starts Newton's method from a guess and can return a rate
-    that is no root at all; started at this root it returns the root.
+    """The root IRR() is started at: the present value at each rate of econ's grid, the first
+    interval below zero and the first above it where it changes sign, each bisected, and the
+    nearer root to zero (payback.irr_trace, step by step). Spreadsheet IRR() alone starts
+    Newton's method from a guess and can return a rate that is no root at all; started at
+    this root it returns the root.
     ``flows`` is a row span; ``shift`` 1 when its first value is month 0 (periods start at 1)."""
+    from xlsxwriter.utility import xl_rowcol_to_cell
+
     from econ.payback import IRR_GRID
 
     s = book.styles
     ws, r0 = tl.ws, tl.next + 1
-    months = tl.book.rows[f"{tl.prefix}.in_horizon"]  # its header row holds the month numbers
-    hdr = months.row - (months.row - tl.header)
+    hdr = tl.header  # its cells hold the month numbers
     first_col = 2 + (0 if shift else 1)
-    from xlsxwriter.utility import xl_rowcol_to_cell
-
     m_span = f"'{tl.sheet}'!{xl_rowcol_to_cell(hdr, first_col, True, True)}:{xl_rowcol_to_cell(hdr, 2 + MONTHS, True, True)}"
     t = f"({m_span}+{shift})"
     ws.write_string(
         r0,
         0,
-        f"IRR solver: {what}. Present value at each rate of the grid, the interval nearest zero where it changes sign, then bisection.",
+        f"IRR solver: {what}. Present value at each rate of the grid; the first sign change "
+        "below zero and the first above it, each bisected; the root nearer zero.",
         s("section"),
     )
     head = [
@@ -1119,7 +1120,8 @@ def irr_solver(
         "ln(1 + x)",
         "present value",
         "changes sign to the next",
-        "distance from zero",
+        "below zero",
+        "above zero",
     ]
     for j, h in enumerate(head):
         ws.write_string(r0 + 1, j, h, s("h"))
@@ -1127,92 +1129,95 @@ def irr_solver(
     n = len(IRR_GRID)
     pv = trace.pv
     pos = pv > 0
-    dist = np.minimum(np.abs(np.expm1(IRR_GRID[:-1])), np.abs(np.expm1(IRR_GRID[1:])))
     for j in range(n):
         rr = top + j
         c = lambda col, dr=0, rr=rr: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
         ws.write_number(rr, 0, j + 1)
         write_formula(ws, rr, 1, f"=INDEX(constant_irr_grid,{c(0)})", float(IRR_GRID[j]), s("num4"))
         write_formula(ws, rr, 2, f"=SUMPRODUCT({flows},EXP(-{t}*{c(1)}))", float(pv[j]), s("sci"))
-        change = bool(j < n - 1 and ((pos[j] != pos[j + 1]) or pv[j] == 0))
         if j < n - 1:
+            change = bool((pos[j] != pos[j + 1]) or pv[j] == 0)
             write_formula(ws, rr, 3, f"=OR(({c(2)}>0)<>({c(2, 1)}>0),{c(2)}=0)", change)
+            below = change and IRR_GRID[j + 1] <= 0
+            above = change and IRR_GRID[j] >= 0
             write_formula(
                 ws,
                 rr,
                 4,
-                f'=IF({c(3)},MIN(ABS(EXP({c(1)})-1),ABS(EXP({c(1, 1)})-1)),"")',
-                float(dist[j]) if change else "",
-                s("num4"),
+                f'=IF(AND({c(3)},{c(1, 1)}<=0),{c(0)},"")',
+                j + 1 if below else "",
+                s("num"),
+            )
+            write_formula(
+                ws, rr, 5, f'=IF(AND({c(3)},{c(1)}>=0),{c(0)},"")', j + 1 if above else "", s("num")
             )
         else:
             write_formula(ws, rr, 3, "=FALSE()", False)
     col = lambda k: f"'{tl.sheet}'!${chr(ord('A') + k)}${top + 1}:${chr(ord('A') + k)}${top + n}"  # noqa: E731
     rr = top + n + 1
-    best_cached = "" if trace.interval is None else trace.interval + 1
-    ws.write_string(
-        rr, 0, "interval nearest zero (blank: no root, or flows of one sign)", s("bold")
-    )
-    write_formula(
-        ws,
-        rr,
-        1,
-        f'=IF(OR(COUNTIF({flows},">0")=0,COUNTIF({flows},"<0")=0,COUNT({col(4)})=0),"",'
-        f"MATCH(MIN({col(4)}),{col(4)},0))",
-        best_cached,
-        s("num"),
-    )
-    best = f"$B${rr + 1}"
-    rr += 2
-    for j, h in enumerate(("step", "lo", "hi", "PV at lo", "mid", "PV at mid")):
-        ws.write_string(rr, j, h, s("h"))
-    b0 = rr + 1
-    steps = trace.lo.size
-    for k in range(steps):
-        r_ = b0 + k
-        c = lambda cc, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
-        ws.write_number(r_, 0, k + 1)
-        v = lambda arr, k=k: "" if trace.interval is None else float(arr[k])  # noqa: E731
-        if k == 0:
-            lo = f'IF({best}="",0,INDEX({col(1)},{best}))'
-            hi = f'IF({best}="",0,INDEX({col(1)},{best}+1))'
-            flo = f'IF({best}="",0,INDEX({col(2)},{best}))'
-        else:
-            same = f"(({c(5, -1)}>0)=({c(3, -1)}>0))"
-            lo = f"IF({same},{c(4, -1)},{c(1, -1)})"
-            hi = f"IF({same},{c(2, -1)},{c(4, -1)})"
-            flo = f"IF({same},{c(5, -1)},{c(3, -1)})"
-        write_formula(
-            ws, r_, 1, "=" + lo, v(trace.lo) if trace.interval is not None else 0.0, s("num4")
-        )
-        write_formula(
-            ws, r_, 2, "=" + hi, v(trace.hi) if trace.interval is not None else 0.0, s("num4")
-        )
-        write_formula(
-            ws, r_, 3, "=" + flo, v(trace.f_lo) if trace.interval is not None else 0.0, s("usd_m")
-        )
+    one_sign = f'OR(COUNTIF({flows},">0")=0,COUNTIF({flows},"<0")=0)'
+    roots = []
+    for side, bis, pick, label_ in (
+        ("below", trace.below, f"MAX({col(4)})", "first interval below zero"),
+        ("above", trace.above, f"MIN({col(5)})", "first interval above zero"),
+    ):
+        cidx = 4 if side == "below" else 5
+        ws.write_string(rr, 0, f"{label_} (blank: none)", s("bold"))
         write_formula(
             ws,
-            r_,
-            4,
-            f"=({c(1)}+{c(2)})/2",
-            v(trace.mid) if trace.interval is not None else 0.0,
-            s("num4"),
+            rr,
+            1,
+            f'=IF(OR({one_sign},COUNT({col(cidx)})=0),"",{pick})',
+            "" if bis is None else bis.interval + 1,
+            s("num"),
         )
-        write_formula(
-            ws,
-            r_,
-            5,
-            f'=IF({best}="",0,SUMPRODUCT({flows},EXP(-{t}*{c(4)})))',
-            v(trace.f_mid) if trace.interval is not None else 0.0,
-            s("usd_m"),
-        )
-    last = b0 + steps - 1
-    rr = last + 2
-    ws.write_string(rr, 0, "the root, ln(1 + x) (blank: none)", s("bold"))
-    L = lambda cc: xl_rowcol_to_cell(last, cc)  # noqa: E731
-    root = f'IF({best}="","",IF(({L(5)}>0)=({L(3)}>0),({L(4)}+{L(2)})/2,({L(1)}+{L(4)})/2))'
-    write_formula(ws, rr, 1, "=" + root, "" if trace.interval is None else trace.y, s("num4"))
+        best = f"$B${rr + 1}"
+        rr += 1
+        for j, h in enumerate(("step", "lo", "hi", "PV at lo", "mid", "PV at mid")):
+            ws.write_string(rr, j, h, s("h"))
+        b0 = rr + 1
+        steps = BISECTION_STEPS
+        for k in range(steps):
+            r_ = b0 + k
+            c = lambda cc, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
+            ws.write_number(r_, 0, k + 1)
+            v = lambda arr, k=k, bis=bis: 0.0 if bis is None else float(arr(bis)[k])  # noqa: E731
+            if k == 0:
+                lo = f'IF({best}="",0,INDEX({col(1)},{best}))'
+                hi = f'IF({best}="",0,INDEX({col(1)},{best}+1))'
+                flo = f'IF({best}="",0,INDEX({col(2)},{best}))'
+            else:
+                same = f"(({c(5, -1)}>0)=({c(3, -1)}>0))"
+                lo = f"IF({same},{c(4, -1)},{c(1, -1)})"
+                hi = f"IF({same},{c(2, -1)},{c(4, -1)})"
+                flo = f"IF({same},{c(5, -1)},{c(3, -1)})"
+            write_formula(ws, r_, 1, "=" + lo, v(lambda b: b.lo), s("num4"))
+            write_formula(ws, r_, 2, "=" + hi, v(lambda b: b.hi), s("num4"))
+            write_formula(ws, r_, 3, "=" + flo, v(lambda b: b.f_lo), s("usd_m"))
+            write_formula(ws, r_, 4, f"=({c(1)}+{c(2)})/2", v(lambda b: b.mid), s("num4"))
+            write_formula(
+                ws,
+                r_,
+                5,
+                f'=IF({best}="",0,SUMPRODUCT({flows},EXP(-{t}*{c(4)})))',
+                v(lambda b: b.f_mid),
+                s("usd_m"),
+            )
+        last = b0 + steps - 1
+        rr = last + 1
+        L = lambda cc, last=last: xl_rowcol_to_cell(last, cc)  # noqa: E731
+        ws.write_string(rr, 0, f"root {side} zero, ln(1 + x) (blank: none)", s("bold"))
+        root = f'IF({best}="","",IF(({L(5)}>0)=({L(3)}>0),({L(4)}+{L(2)})/2,({L(1)}+{L(4)})/2))'
+        write_formula(ws, rr, 1, "=" + root, "" if bis is None else bis.y, s("num4"))
+        roots.append(f"$B${rr + 1}")
+        rr += 2
+    b, a_ = roots
+    ws.write_string(rr, 0, "the root nearer zero, ln(1 + x) (blank: none)", s("bold"))
+    final = (
+        f'IF(AND({b}="",{a_}=""),"",IF({b}="",{a_},IF({a_}="",{b},'
+        f"IF(ABS(EXP({b})-1)<=ABS(EXP({a_})-1),{b},{a_}))))"
+    )
+    write_formula(ws, rr, 1, "=" + final, "" if trace.interval is None else trace.y, s("num4"))
     book.name(name, f"'{tl.sheet}'!$B${rr + 1}")
     book.name(f"{name}_solver_area", f"'{tl.sheet}'!$A${r0 + 1}:$F${rr + 1}")
     tl.next = rr + 2
