@@ -256,13 +256,30 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
 
     def served(plan: str, tier: str, ell: Array, hit: Array) -> Array:
         mu = row(f"plans.{plan}.median_weekly_tokens") * phi[tier][None, :] * e
-        return quota.tokens_served(mu, ell, sigma, hit)
+        if in_term is None or tier != "ultrafast" or in_term >= ell.shape[0]:
+            return quota.tokens_served(mu, ell, sigma, hit)
+        out = np.zeros(np.broadcast_shapes(mu.shape, ell.shape, sigma.shape))
+        k = in_term
+        out[:k] = quota.tokens_served(mu[:k], ell[:k], sigma, hit[:k])
+        return out
+
+    # The ultrafast tier exists only in the term: without detail (the Monte Carlo, goal seek)
+    # its normal CDFs are evaluated for the term's months alone, zero after (where its
+    # adoption is zero); reports keep every month for their tables.
+    in_term = None if detail else int(np.max(c.term))
+
+    def hit_share(ell: Array, tier: str) -> Array:
+        if in_term is None or tier != "ultrafast" or in_term >= ell.shape[0]:
+            return quota.cap_hit_share(ell, sigma)
+        out = np.zeros(np.broadcast_shapes(ell.shape, sigma.shape))
+        out[:in_term] = quota.cap_hit_share(ell[:in_term], sigma)
+        return out
 
     plus_l = {i: logs("plus", i) for i in tiers}
-    plus_hits = {i: quota.cap_hit_share(plus_l[i], sigma) for i in tiers}
+    plus_hits = {i: hit_share(plus_l[i], i) for i in tiers}
     pro_tiers = tiers if detail else ("standard", "ultrafast")
     pro_l = {i: logs("pro", i) for i in pro_tiers}
-    pro_hits = {i: quota.cap_hit_share(pro_l[i], sigma) for i in pro_tiers}
+    pro_hits = {i: hit_share(pro_l[i], i) for i in pro_tiers}
     plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
         (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
     )
@@ -497,7 +514,7 @@ class Results:
     ultrafast_adoption: Array = _f("share", "(N, H)", "ultrafast adoption a_u,t")
     utilization: Array = _f("share", "(N, H)", "average utilisation of the contract (detail)")
     plus_pool: Array = _f("users", "(N, H)", "Plus users N_t")
-    eligible: Array = _f("users", "(N, H)", "users eligible for the faster tiers, E_t")
+    eligible: Array = _f("users", "(N, H)", "users eligible for the faster tiers, E_t (detail)")
     token_efficiency: Array = _f("-", "(N, H)", "token efficiency e_t")
     plus_cap_hit: Array = _f("share", "(N, H)", "Plus cap-hit share with the tier, h_plus,t")
     plus_cap_hit_counterfactual: Array = _f("share", "(N, H)", "Plus cap-hit share without it")
@@ -507,10 +524,12 @@ class Results:
     incremental_pro: Array = _f("users", "(N, H)", "incremental Pro subscribers dP_t")
     subscription_revenue: Array = _f("USD", "(N, H)", "sub_t")
     api_revenue: Array = _f("USD", "(N, H)", "api_t")
-    revenue: Array = _f("USD", "(N, H)", "sub_t + api_t")
+    revenue: Array = _f("USD", "(N, H)", "sub_t + api_t (detail)")
     backfill_tokens: Array = _f("tokens/month", "(N, H)", "backfilled standard tokens, Bf_t")
-    backfill_usd: Array = _f("USD", "(N, H)", "GPU cost the backfill saves (part of gpu_t)")
-    tokens_served: Array = _f("tokens/month", "(N, H)", "tokens served on the contract, U_t")
+    backfill_usd: Array = _f("USD", "(N, H)", "GPU cost the backfill saves (part of gpu_t; detail)")
+    tokens_served: Array = _f(
+        "tokens/month", "(N, H)", "tokens served on the contract, U_t (detail)"
+    )
     tokens_moved_off_gpus: Array = _f("tokens/month", "(N, H)", "moved_t")
     tokens_added_to_gpus: Array = _f("tokens/month", "(N, H)", "added_t")
     gpu_savings: Array = _f("USD", "(N, H)", "gpu_t")
@@ -586,6 +605,7 @@ def evaluate(
         return np.broadcast_to(np.asarray(x, float), (N,))
 
     path = ado.path
+    served_t = ado.api_served + r.adopter_tokens + r.backfill  # U_t
     out = Results(
         months=cap.months(H),
         mw_online=nh(c.mw_online),
@@ -598,7 +618,9 @@ def evaluate(
         subscriber_streams_peak=nh(r.subscriber_streams),
         ultrafast_adoption=nh(path.ultrafast_adoption),
         plus_pool=nh(dem.plus_pool),
-        eligible=nh(dem.plus_pool + _previous(path.pro, p("market.pro_subscribers_start"))),
+        eligible=nh(dem.plus_pool + _previous(path.pro, p("market.pro_subscribers_start")))
+        if detail
+        else None,
         token_efficiency=nh(dem.efficiency),
         plus_cap_hit=nh(path.plus_cap_hit),
         plus_cap_hit_counterfactual=nh(path.plus_cap_hit_counterfactual),
@@ -607,10 +629,12 @@ def evaluate(
         incremental_pro=nh(r.incremental_pro),
         subscription_revenue=nh(r.subscription),
         api_revenue=nh(r.api),
-        revenue=nh(r.subscription + r.api),
+        revenue=nh(r.subscription + r.api) if detail else None,
         backfill_tokens=nh(r.backfill),
-        backfill_usd=nh(r.backfill * p.row("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION),
-        tokens_served=nh(ado.api_served + r.adopter_tokens + r.backfill),
+        backfill_usd=nh(r.backfill * p.row("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION)
+        if detail
+        else None,
+        tokens_served=nh(served_t) if detail else None,
         tokens_moved_off_gpus=nh(r.moved),
         tokens_added_to_gpus=nh(r.added),
         gpu_savings=nh(r.gpu),
@@ -630,7 +654,7 @@ def evaluate(
         throughput_per_mw=vec(c.throughput_ultrafast),
         throughput_per_mw_standard=vec(c.throughput_standard),
     )
-    served = (ado.api_served + r.adopter_tokens + r.backfill).sum(axis=0)
+    served = served_t.sum(axis=0)
     with np.errstate(all="ignore"):
         cost = TOKENS_PER_MILLION * rent.sum(axis=0) / served
         out.realised_cost_per_mtok = vec(np.where(served > 0, cost, np.nan))  # none served: none

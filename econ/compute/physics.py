@@ -160,6 +160,9 @@ class Envelope:
     bound: NDArray[np.str_] | None = None
 
 
+ENVELOPE_BLOCK = 16_384  # scenarios per block of the envelope's passes
+
+
 def envelope(
     speed: ArrayLike, model: ServedModel, chip: Chip, pue: ArrayLike, detail: bool = False
 ) -> Envelope:
@@ -199,19 +202,33 @@ def envelope(
     best = np.zeros(shape)
     best_k = np.full(shape, np.nan) if detail else None
     best_s = np.full(shape, np.nan) if detail else None
+    # many scenarios: blocks of ENVELOPE_BLOCK along the scenario axis keep the 80 passes
+    # in cache instead of allocating arrays of every scenario on each (the same numbers)
+    blocks = (
+        [slice(lo, lo + ENVELOPE_BLOCK) for lo in range(0, shape[0], ENVELOPE_BLOCK)]
+        if not detail and len(shape) == 1 and shape[0] > ENVELOPE_BLOCK
+        else [slice(None)]
+    )
+    cut = lambda x, b: x if np.ndim(x) == 0 or x.size == 1 else x[b]  # noqa: E731
     for mk in STAGE_MULTIPLIERS:
         k, a_k, d_k, b_k = layout_terms(
             mk, k_min, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv
         )
         inv_d = 1.0 / d_k
-        for ms in SPEED_MULTIPLIERS:
-            c = s * ms
-            val = group_output(c, spec, a_k, inv_d, b_k)
-            if detail:
-                better = val > best
-                best_k = np.where(better, k, best_k)
-                best_s = np.where(better, c, best_s)
-            best = np.maximum(best, val)
+        for b in blocks:
+            sb, spec_b, a_b, inv_b, b_b = (cut(x, b) for x in (s, spec, a_k, inv_d, b_k))
+            for ms in SPEED_MULTIPLIERS:
+                c = sb * ms
+                val = group_output(c, spec_b, a_b, inv_b, b_b)
+                if detail:
+                    better = val > best
+                    best_k = np.where(better, k, best_k)
+                    best_s = np.where(better, c, best_s)
+                    best = np.maximum(best, val)
+                elif len(blocks) == 1:
+                    best = np.maximum(best, val)
+                else:
+                    np.maximum(best[b], val, out=best[b])
     cap = compute_bound(model, chip)
     throughput = np.minimum(best, cap) * per_mw(chip, pue)
     s_ceil = ceiling(model, chip)

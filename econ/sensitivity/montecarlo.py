@@ -427,10 +427,13 @@ class _SamplesCsv:
 
 def _spans(n: int, chunk: int, workers: int) -> list[tuple[int, int]]:
     """Tasks of whole chunks: about 4 per worker (one worker: as large as allowed), each at most
-    TASK_ROWS samples (or one chunk)."""
+    TASK_ROWS samples (or one chunk), and whole sampling blocks where a chunk divides one."""
     n_chunks = -(-n // chunk)
     most = max(1, TASK_ROWS // chunk)
     per = most if workers == 1 else min(most, max(1, -(-n_chunks // (4 * workers))))
+    if BLOCK % chunk == 0:  # whole sampling blocks per task: no block drawn by two tasks
+        unit = BLOCK // chunk
+        per = max(unit, per - per % unit)
     step = per * chunk
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 
