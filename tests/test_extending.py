@@ -334,8 +334,8 @@ REVENUE_STREAM = [
         STREAM,
         "econ/model.py",
         ("evaluate", "revenue"),
-        r"^        revenue=nh\((?P<sum>[^)]*)\),",
-        r"        revenue=nh(\g<sum> + r.toy),",
+        r"^        revenue=nh\((?P<sum>[^)]*)\)(?P<rest>.*),",
+        r"        revenue=nh(\g<sum> + r.toy)\g<rest>,",
         how="replace",
     ),
     Edit(
