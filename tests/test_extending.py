@@ -377,14 +377,6 @@ REVENUE_STREAM = [
     ),
     Edit(
         STREAM,
-        "econ/report/chain.py",
-        ("payback_sheet", "inflow"),
-        r"r\.api_revenue\[0\]\) \* \(",
-        r"r.api_revenue[0] + r.toy_revenue[0]) * (",
-        how="replace",
-    ),
-    Edit(
-        STREAM,
         "tests/reference_model.py",
         ("run",),
         r"^        cf = \(sub \+ api\)",

@@ -713,15 +713,12 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     hold = lambda x: pad_months(x[0], 0.0, hold=True)  # noqa: E731
     keep = f"(1-{N('finance.variable_cost_share')})"
     tl.section("Cash")
-    inflow = (r.subscription_revenue[0] + r.api_revenue[0]) * (
-        1 - a.num("finance.variable_cost_share")
-    ) + r.gpu_savings[0]
     tl.row(
         "inflow",
         "Revenue net of variable costs, plus GPU cost avoided",
         "USD",
         lambda k: f"({RV('sub', k)}+{RV('api', k)})*{keep}+{RV('gpu', k)}",
-        pad_months(inflow),
+        row0(P["inflow"]),
         "usd_m",
     )
     tl.row(
