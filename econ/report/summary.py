@@ -375,7 +375,8 @@ def markdown(
         st = mc["stats"].set_index(["output", "statistic"])["value"]
         body.append(
             f"Monte Carlo ({mc['n']:,} samples): P(payback within the term) "
-            f"{st[('payback_months', 'P(payback <= term)')]:.1%}, P(NPV > 0) "
+            f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
+            f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
             f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
             f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
         )

@@ -620,6 +620,8 @@ def analyse(
                 (o, "P(payback <= term)", p),
                 (o, "standard error of P(payback <= term)", math.sqrt(p * (1 - p) / n)),
                 (o, "share with no payback within the horizon", float(np.mean(np.isnan(y)))),
+                # payback month 0: cumulative cash never below zero (counted in P(<= term))
+                (o, "share never cash-negative", float(np.mean(y == 0))),
             ]
             v = np.percentile(z, pct)  # huge where the percentile does not pay back
             rows += [
