@@ -716,8 +716,14 @@ def cmd_sensitivity(args) -> int:
             "samples": res["n"],
             "statistics": df.to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
+            "evpi_se_usd": res["evpi_se_usd"],
             "evppi_usd": {r["key"]: r["evppi"] for r in res["evppi"].to_dict(orient="records")},
+            "evppi_se_usd": {
+                r["key"]: r["evppi_se"] for r in res["evppi"].to_dict(orient="records")
+            },
             "evppi": res["evppi"].to_dict(orient="records"),
+            "decision_options_usd": res["options"],
+            "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
@@ -739,8 +745,10 @@ def cmd_sensitivity(args) -> int:
         ):
             print(df.to_string(index=False))
             if isinstance(res, dict):
-                from econ.report.summary import voi_sentence
+                from econ.report.summary import voi_lines, voi_sentence
 
+                print()
+                print("\n".join(voi_lines(res)))
                 print()
                 print(voi_sentence(res))
         fixed = held(a)

@@ -340,9 +340,11 @@ def test_tiny_scenario_by_hand():
     )
     assert r["throughput_per_mw_ultrafast"] == pytest.approx(1000, rel=1e-14)
     assert r["throughput_per_mw_standard"] == pytest.approx(2000, rel=1e-14)
-    # the IRR zeroes the present value with the TV at month 3 (flows +, -, -: one root, about
-    # 200 % a month, the rate at which month 1's inflow pays for months 2 and 3)
-    x = (1 + r["irr_annual"]) ** (1 / 12) - 1
+    # flows +, -, -: one root (about 200 % a month, the rate at which month 1's inflow pays
+    # for months 2 and 3), but a borrowing, where a higher rate is worse: no meaningful IRR
+    # (MODEL.md 0.7); the root itself still zeroes the present value with the TV at month 3
+    assert r["irr_annual"] is None
+    x = (1 + rm._irr([cf[0], cf[1], cf[2] + h["tv"]])) ** (1 / 12) - 1
     pv = sum(c * (1 + x) ** -(t + 1) for t, c in enumerate(cf)) + h["tv"] * (1 + x) ** -3
     assert abs(pv) < 1e-9 * max(abs(c) for c in cf)
     # without the terminal value the NPV drops it and the TV is still reported

@@ -136,3 +136,20 @@ def test_what_a_scenario_or_set_fixes_is_held_not_varied(base):
     npv = evaluate(a, at, detail=False).npv
     assert np.array_equal(npv, mc["run"].outputs["npv_usd"].to_numpy()[:16])
     assert not np.array_equal(npv, evaluate(base, at, detail=False).npv)
+
+
+def test_the_value_of_information_agrees_between_20000_and_100000_samples(base):
+    # MODEL.md 0.7: every key worth 5 % of the EVPI or more agrees between the two sample
+    # counts within 3 sqrt(SE_20k^2 + SE_100k^2)
+    small = run.monte_carlo(base, 20_000, seed=11)
+    large = run.monte_carlo(base, 100_000, seed=12)
+    s, g = small["evppi"].set_index("key"), large["evppi"].set_index("key")
+    keys = set(s.index[s["evppi"] >= 0.05 * small["evpi_usd"]]) | set(
+        g.index[g["evppi"] >= 0.05 * large["evpi_usd"]]
+    )
+    assert keys  # something is worth knowing
+    for k in keys:
+        gap = abs(s.loc[k, "evppi"] - g.loc[k, "evppi"])
+        assert gap <= 3 * np.hypot(s.loc[k, "evppi_se"], g.loc[k, "evppi_se"]), k
+    gap = abs(small["evpi_usd"] - large["evpi_usd"])
+    assert gap <= 3 * np.hypot(small["evpi_se_usd"], large["evpi_se_usd"])
