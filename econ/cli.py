@@ -240,6 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip the Tornado, Grid, Monte Carlo and Sobol sheets",
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a report folder that holds the report of another data folder",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the Explain sheet even where nothing differs from the bundled data (it is "
+        "added by itself where something does)",
+    )
 
     p = sub.add_parser("init", help="write an editable copy of the default data")
     p.add_argument("dir", metavar="DIR")
@@ -643,7 +654,7 @@ def cmd_report(args) -> int:
 
     a = resolve(args)
     out = Path(args.out)
-    check_report(out, a, force=args.force)  # refuse before minutes of sampling
+    check_report(out, a, force=args.force, replace=args.replace)  # before minutes of sampling
     analysis, info = {}, {}
     if not args.no_sensitivity:
         from econ.sensitivity.run import report_analysis
@@ -656,7 +667,15 @@ def cmd_report(args) -> int:
             progress=progress_bar(),
             workers=args.workers,
         )
-    path = write_report(a, out, force=args.force, analysis=analysis, run_info=info)
+    path = write_report(
+        a,
+        out,
+        force=args.force,
+        analysis=analysis,
+        run_info=info,
+        replace=args.replace,
+        explain=args.explain,
+    )
     print(f"econ: wrote {path}")
     print(f"econ: wrote {path.with_name('summary.md')}")
     return 0

@@ -29,7 +29,8 @@ from econ.assumptions import AssumptionError, Assumptions, is_structural
 from econ.model import evaluate
 
 EXACT_MAX = 12  # changed keys up to which every coalition is evaluated
-PERMUTATIONS = 2_000  # random orders beyond
+PERMUTATIONS = 2_000  # random orders beyond, at most ...
+EVALUATIONS = 200_000  # ... and at most about this many model evaluations (k + 1 an order)
 SEED = 20_260_101
 CHUNK = 65_536  # coalitions per model evaluation at most
 
@@ -178,7 +179,7 @@ def explain(
     reference_name: str = "the bundled data",
     case_name: str | None = None,
     exact_max: int = EXACT_MAX,
-    permutations: int = PERMUTATIONS,
+    permutations: int | None = None,
     seed: int = SEED,
 ) -> Explanation:
     """Attribute NPV(case) - NPV(reference), and the change in payback, to the changed keys."""
@@ -228,6 +229,8 @@ def explain(
         method, orders = "exact", 0
         note = f"Shapley values over all {1 << k:,} combinations of the {k} changed keys (exact)"
     else:
+        if permutations is None:
+            permutations = max(100, min(PERMUTATIONS, EVALUATIONS // (k + 1)))
         rng = np.random.default_rng(seed)
         order = np.argsort(rng.random((permutations, k)), axis=1)  # (M, k) key order
         # coalition after the first j keys of each order, j = 0..k: (M, k + 1, k)
@@ -397,3 +400,77 @@ def waterfall_png(e: Explanation, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def write_sheet(book, ws, e: Explanation) -> None:
+    """The Explain sheet (a snapshot of the run): the NPV and payback of the reference and this
+    case, each changed key's Shapley share of the change, its one-at-a-time change, the total."""
+    from econ.report.analysis_sheets import _head, _table
+    from econ.report.labels import label
+    from econ.report.workbook import write_cell
+
+    s = book.styles
+    row = _head(
+        book,
+        ws,
+        f"Explain: from {e.reference} to {e.case}",
+        "Each changed key's Shapley share of the change in NPV (and payback): its marginal "
+        "change averaged over every order in which the changes could be made. The shares sum to "
+        "the whole change; where keys' effects add, a share is the key's one-at-a-time change.",
+        "the run (rerun econ after changing inputs)",
+    )
+    ws.set_column(0, 0, 44)
+    ws.set_column(1, 10, 16)
+    for i, (name, before, after, fmt) in enumerate(
+        (
+            ("NPV", e.npv_before, e.npv_after, "usd_m"),
+            ("Payback month (blank: none)", e.payback_before, e.payback_after, "num1"),
+        )
+    ):
+        ws.write_string(row + i, 0, name, s("label"))
+        write_cell(ws, row + i, 1, before, s(fmt))
+        write_cell(ws, row + i, 2, after, s(fmt))
+    ws.write_string(row - 1, 1, e.reference, s("h"))
+    ws.write_string(row - 1, 2, e.case, s("h"))
+    row += 3
+    ws.write_string(row, 0, e.note + ".", s("note"))
+    row += 2
+    if e.table.empty:
+        return
+    t = e.table.copy()
+    t.insert(1, "input", t["key"].map(label))
+    for c in ("before", "after"):
+        t[c] = [v if isinstance(v, str) else float(v) for v in t[c]]
+    total = {
+        "key": "total",
+        "input": "",
+        "before": "",
+        "after": "",
+        "npv_share_usd": float(t["npv_share_usd"].sum()),
+        "npv_share_se_usd": np.nan,
+        "npv_one_at_a_time_usd": float(t["npv_one_at_a_time_usd"].sum()),
+        "payback_share_months": float(np.sum(t["payback_share_months"].to_numpy())),
+        "payback_one_at_a_time_months": float(np.sum(t["payback_one_at_a_time_months"].to_numpy())),
+    }
+    t = pd.concat([t, pd.DataFrame([total])], ignore_index=True)
+    _table(
+        book,
+        ws,
+        row,
+        0,
+        t,
+        {
+            "npv_share_usd": "usd_m",
+            "npv_share_se_usd": "usd_m",
+            "npv_one_at_a_time_usd": "usd_m",
+            "payback_share_months": "num2",
+            "payback_one_at_a_time_months": "num2",
+        },
+        {
+            "npv_share_usd": "NPV share (Shapley)",
+            "npv_share_se_usd": "its standard error (sampled)",
+            "npv_one_at_a_time_usd": "NPV change alone",
+            "payback_share_months": "payback share [months]",
+            "payback_one_at_a_time_months": "payback change alone [months]",
+        },
+    )

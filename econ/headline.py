@@ -140,6 +140,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "scenario": a.scenario,
         "data": str(a.data_dir),
         "bundled_data": a.bundled,
+        "data_sha256": data_sha256(a),
         "overrides": [{"key": k, "value": v, "origin": o} for k, v, o in a.overrides],
         "assumptions": a.effective(),
         "payback_months": float(r.payback_months[0]),
@@ -174,6 +175,16 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "monthly": monthly,
     }
     return clean(out)
+
+
+def data_sha256(a: Assumptions) -> str:
+    """One SHA-256 of the data folder: of every file econ read (name and SHA-256, by name)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(a.files, key=lambda f: f.name):
+        h.update(f"{f.sha256}  {f.name}\n".encode())
+    return h.hexdigest()
 
 
 def report_tables(a: Assumptions, head: dict[str, Any]) -> dict[str, Any]:

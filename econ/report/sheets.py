@@ -35,6 +35,8 @@ def sheet_order(analysis: dict) -> list[str]:
         names.append("Sobol")
     if "breakeven" in analysis:
         names.append("Break-even")
+    if "explain" in analysis:
+        names.append("Explain")
     return [*names, "Checks", "Run", "Run tables"]
 
 
@@ -82,6 +84,10 @@ def build(
     from econ.report import analysis_sheets
 
     analysis_sheets.write_all(book, ws, a, analysis)
+    if "explain" in analysis:
+        from econ.explain import write_sheet
+
+        write_sheet(book, ws["Explain"], analysis["explain"])
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
     ws["Run"].hide()

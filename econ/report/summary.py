@@ -387,6 +387,12 @@ def markdown(
 ) -> str:
     """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
     body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    body.append(
+        f"Data: {'the bundled defaults' if h['bundled_data'] else '`' + str(h['data']) + '`'} "
+        f"(SHA-256 of its files {h['data_sha256'][:16]})."
+    )
+    if analysis.get("differs"):
+        body.append(analysis["differs"])
     if "mc" in analysis:
         mc = analysis["mc"]
         st = mc["stats"].set_index(["output", "statistic"])["value"]
