@@ -401,7 +401,9 @@ def markdown(
             f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
             f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
             f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
-            f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
+            f"median profitability index {st[('profitability_index', 'P50')]:.2f}"
+            + _mirr_percentiles(st)
+            + "."
         )
         body.append(voi_sentence(mc))
         if mc.get("held"):
@@ -409,6 +411,24 @@ def markdown(
     body += [f"![{p.stem}]({p.name})" for p in pngs]
     body.append(f"Details: `{workbook}` (run {run_time}).")
     return "\n\n".join(body) + "\n"
+
+
+def _mirr_percentiles(st) -> str:
+    """', MIRR P10/P50/P90 a year ...' from the Monte Carlo statistics (blank ones: above the
+    meaningful range or undefined), or nothing where the run has no MIRR."""
+    import math
+
+    if ("mirr_annual", "P50") not in st.index:
+        return ""
+
+    def pct(q: str) -> str:
+        x = st[("mirr_annual", q)]
+        return "n/a" if not math.isfinite(x) else f"{x:.1%}"
+
+    return (
+        f", MIRR P10 {pct('P10')}, median {pct('P50')}, P90 {pct('P90')} a year "
+        f"(undefined in {st[('mirr_annual', 'share undefined')]:.0%} of samples: no money out)"
+    )
 
 
 def held_sentence(held: list[tuple[str, float, str]]) -> str:

@@ -201,8 +201,8 @@ def _fit(x: np.ndarray, n: np.ndarray, s: np.ndarray, q: np.ndarray) -> _Fit | N
     # RSS over the samples = sum y^2 - 2 beta'r + beta'A beta (the within-bin part included)
     rss = (
         q.sum(axis=0)[None]
-        - 2 * np.einsum("lkd,kd->ld", beta, r)
-        + np.einsum("lkd,kj,ljd->ld", beta, a, beta)
+        - 2 * (beta * r[None]).sum(axis=1)
+        + (beta * np.matmul(a[None], beta)).sum(axis=1)
     )
     rss = np.maximum(rss, 0.0)
     gcv = total * rss / np.maximum(total - edf[:, None], 1.0) ** 2  # (L, D)
@@ -234,7 +234,7 @@ def _draw_bins(
     val, vec = np.linalg.eigh(cov)
     root = vec * np.sqrt(np.clip(val, 0.0, None))[:, None, :]  # (G, o+1, o+1)
     z = rng.standard_normal((reps, g, o + 1))
-    draw = np.einsum("gij,rgj->rgi", root, z)
+    draw = (root[None] * z[:, :, None, :]).sum(axis=-1)  # (R, G, o+1): root @ z per bin
     counts = np.maximum(n[None] + draw[..., 0], 0.0)
     return counts, s[None] + draw[..., 1:]
 
@@ -305,8 +305,12 @@ def analyse(
         # bootstrap refit with the smoothing chosen on the full data
         cn, cs = _draw_bins(n[keep].astype(float), s[keep], p[keep], reps, rng)
         b = fit.basis
-        a = np.einsum("gk,rg,gj->rkj", b, cn, b)  # (R, nb, nb)
-        r = np.einsum("gk,rgd->rkd", b, cs)  # (R, nb, D)
+        nb = b.shape[1]
+        outer = (b[:, :, None] * b[:, None, :]).reshape(len(b), nb * nb)  # (G, nb^2)
+        a = (cn @ outer).reshape(reps, nb, nb)  # B' diag(n*) B, one matrix product
+        d_ = cs.shape[2]
+        r = (b.T @ cs.transpose(1, 0, 2).reshape(len(b), -1)).reshape(nb, reps, d_)
+        r = r.transpose(1, 0, 2)  # (R, nb, D): B' S* of each replicate
         beta = np.stack(
             [
                 np.linalg.solve(a + lam * fit.omega, r[..., d : d + 1])[..., 0]
@@ -314,7 +318,8 @@ def analyse(
             ],
             axis=-1,
         )  # (R, nb, D)
-        gb = np.einsum("gk,rkd->rgd", b, beta)
+        gb = (b @ beta.transpose(1, 0, 2).reshape(nb, -1)).reshape(len(b), reps, d_)
+        gb = gb.transpose(1, 0, 2)  # (R, G, D)
         nt = cn.sum(axis=1)
         reps_value = _gain(cn / nt[:, None], gb, cs.sum(axis=1) / nt[:, None])
         se = float(np.std(reps_value, ddof=1))
