@@ -153,3 +153,35 @@ def test_the_value_of_information_agrees_between_20000_and_100000_samples(base):
         assert gap <= 3 * np.hypot(s.loc[k, "evppi_se"], g.loc[k, "evppi_se"]), k
     gap = abs(small["evpi_usd"] - large["evpi_usd"])
     assert gap <= 3 * np.hypot(small["evpi_se_usd"], large["evpi_se_usd"])
+
+
+def test_the_decision_options_follow_the_subscriber_offer_key_where_the_data_have_it(base):
+    # without the key: no deal and the deal as set
+    assert [(n, o) for n, o, _ in run.decision_options(base)] == [("deal", "npv_usd")]
+
+    class WithOffer:  # the data of a model that has capacity.subscriber_offer
+        def __init__(self, setting):
+            self.setting, self.set_to = setting, None
+
+        def __contains__(self, key):
+            return key == run.OFFER_KEY
+
+        def __getitem__(self, key):
+            return self.setting
+
+        def with_overrides(self, pairs):
+            ((key, value),) = pairs
+            other = WithOffer(value)
+            other.set_to = (key, value)
+            return other
+
+    opts = run.decision_options(WithOffer("auto"))
+    assert [(n, o) for n, o, _ in opts] == [
+        ("deal with the subscriber offer (auto)", "npv_usd"),
+        ("deal without the subscriber offer", run.WITHOUT_OFFER),
+    ]
+    assert opts[1][2].set_to == (run.OFFER_KEY, "off")
+    # the offer already off: one deal option
+    assert [n for n, _, _ in run.decision_options(WithOffer("off"))] == [
+        "deal without the subscriber offer"
+    ]
