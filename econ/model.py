@@ -1236,6 +1236,22 @@ def _check_finite(p: Params, out: Results) -> None:
         )
 
 
+SIZE_KEYS = ("contract.mw", "contract.term_months")
+
+
+def at_rate(a: Assumptions, key: str, xs: ArrayLike) -> dict[str, Array]:
+    """Overrides that set ``key`` to ``xs`` and, where it sizes the contract (contract.mw or
+    contract.term_months), move contract.value_usd with it at the contract's rate per
+    MW-month, value / (mw x T) (section 0.3: a lessee negotiates the size, not the total)."""
+    xs = np.asarray(xs, float)
+    if key not in SIZE_KEYS:
+        return {key: xs}
+    rate = a.num("contract.value_usd") / (a.num("contract.mw") * a.num("contract.term_months"))
+    mw = xs if key == "contract.mw" else a.num("contract.mw")
+    term = xs if key == "contract.term_months" else a.num("contract.term_months")
+    return {key: xs, "contract.value_usd": rate * np.asarray(mw) * np.asarray(term)}
+
+
 def simple_breakeven(a: Assumptions) -> dict[str, float]:
     """The articles' back-of-the-envelope: Pro users needed = value / (price_pro x T)."""
     users = a.num("contract.value_usd") / (
