@@ -84,6 +84,14 @@ def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
             "fast": float(r.gpu_cost_fast[0]),
         },
         "gpu_cost_overridden": "capacity.gpu_cost_per_mtok_usd" in a.values,
+        # where the physics gives more than the public gross margin allows, the margin wins
+        "gpu_cost_capped_by_margin": {
+            i: "capacity.gpu_cost_per_mtok_usd" not in a.values
+            and float(getattr(r, f"gpu_cost_{i}")[0])
+            >= (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{i}.price_per_mtok_usd")
+            * (1 - 1e-12)
+            for i in ("standard", "fast")
+        },
         "realisation": eta,
         "realisation_points": {
             p_: [i for i, _ in measurements(a, p_)] for p_ in sorted({plat, gpu})

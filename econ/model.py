@@ -350,10 +350,14 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
         per_mw = gpu_cost_per_mw_month(p, gpu) * TOKENS_PER_MILLION
         util = p("capacity.gpu_fleet_utilization")
         g_cost = {}
+        keep = 1.0 - p("finance.api_gross_margin")
         for i in ("standard", "fast"):
             thr = platform_throughput(p, gpu, served[i], model, eta)
             with np.errstate(divide="ignore"):
-                g_cost[i] = per_mw / (thr * SECONDS_PER_MONTH * util)
+                derived = per_mw / (thr * SECONDS_PER_MONTH * util)
+            # the public gross margin bounds what a token can cost the lab: where the physics
+            # of a draw says more, the public figure wins (section 0.1)
+            g_cost[i] = np.minimum(derived, keep * p(f"tiers.{i}.price_per_mtok_usd"))
     streams = cap.streams(mw_online, thr_u, served["ultrafast"])
     return Capacity(
         t, term, mw_online, served, mult, offered, thr_u, thr_b, ceil_c, ceil_g, g_cost,
