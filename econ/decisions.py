@@ -88,6 +88,8 @@ COMPARE_METRICS = {
     "peak_incremental_pro_subscribers": "totals.peak_incremental_pro_subscribers",
     "max_deficit_usd": "max_deficit_usd",
     "ceiling_tokens_per_s": "physics.ceiling_tokens_per_s",
+    "served_tokens_per_s": "served_model.served_tokens_per_s.ultrafast",
+    "gpu_cost_per_mtok_usd": "served_model.gpu_cost_per_mtok_usd.standard",
     "npv_physics_basis_usd": "npv_physics_basis_usd",
 }
 # What each row says about its scenario: column -> dotted key
@@ -153,6 +155,8 @@ def compare_one(a: Assumptions) -> dict:
         for part in path.split("."):
             v = v[part]
         row[col] = math.nan if v is None else float(v)
+    if not h["served_model"]["ultrafast_offered"]:
+        row["served_tokens_per_s"] = math.nan  # the tier is not offered on this platform
     return {"row": row, "cumulative_cash_usd": h["monthly"]["cumulative_cash_usd"]}
 
 

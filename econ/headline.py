@@ -275,7 +275,8 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         else None,
         "npv_physics_basis_usd": physics_basis_npv(a),
         "npv_by_basis_usd": npv_by_basis(a),
-        "served_model": served_model(a, r),
+        "served_model": (sm := served_model(a, r)),
+        "served_tokens_per_s": sm["served_tokens_per_s"],
         "api_market": api_market(r),
         "contract_rate_usd_per_mw_month": a.num("contract.value_usd")
         / (a.num("contract.mw") * a.num("contract.term_months")),
