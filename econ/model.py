@@ -210,12 +210,31 @@ def _base_get(a: Assumptions):
     return lambda k: np.array([float(a.base[k])]) if k in a.base else None
 
 
+_DATA_CACHE: dict[tuple, object] = {}
+
+
+def _cached(a: Assumptions, name: str, plat: str, compute):
+    """A value that depends on the data files alone (a.base), computed once per data."""
+    key = (id(a.base), name, plat)
+    hit = _DATA_CACHE.get(key)
+    if hit is not None and hit[0] is a.base:
+        return hit[1]
+    if len(_DATA_CACHE) > 256:
+        _DATA_CACHE.clear()
+    value = compute()
+    _DATA_CACHE[key] = (a.base, value)
+    return value
+
+
 def stage_cap(a: Assumptions, plat: str) -> float:
     """k_cap of a platform: K_CAP_FACTOR x k_min of the served model on it, both at the base
     data (fixed per run, so the stage candidates only grow as k_min falls; section 0.2)."""
-    get = _base_get(a)
-    _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
-    return float(physics.K_CAP_FACTOR * k_min[0])
+    def compute() -> float:
+        get = _base_get(a)
+        _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
+        return float(physics.K_CAP_FACTOR * k_min[0])
+
+    return _cached(a, "stage_cap", plat, compute)
 
 
 def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
@@ -239,6 +258,10 @@ def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     """The platform's sourced measurements (section 0.1): frontier points that name a model of
     models.csv and whose source is not a Guesstimate, with the measured model's envelope at the
     point's speed on the base hardware, where that envelope is positive: [(point id, Env)]."""
+    return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
+
+
+def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     out = []
     get = _base_get(a)
     chip = physics.chip_from(get, plat)
@@ -892,17 +915,21 @@ def evaluate(
 
 def choose_served(p: Params) -> Array:
     """Per scenario, the multiplier of SERVED_GRID whose fastest feasible speed maximises the
-    NPV (ties: the faster), (N,) (section 0.1)."""
-    best_npv = np.full(p.n, -np.inf)
-    best = np.full(p.n, SERVED_GRID[0])
+    NPV (ties: the faster), (N,) (section 0.1). Every candidate of every scenario is evaluated
+    in one vectorised call (the scenarios repeated once per candidate)."""
+    k = len(SERVED_GRID)
+    n = p.n
+    tiled = {key: np.tile(np.broadcast_to(v, (n,)), k) for key, v in p.over.items()}
+    tiled["contract.mw"] = np.tile(np.broadcast_to(p("contract.mw"), (n,)), k)
+    q = Params(p.a, tiled)
+    most = np.repeat(np.asarray(SERVED_GRID, float), n)
     with np.errstate(all="ignore"):
-        for m in SERVED_GRID:
-            c = capacity_stage(p, m)
-            npv = _cash(p, c, detail=False, irr_on=False)[-1].npv
-            better = np.broadcast_to(npv > best_npv, (p.n,))
-            best = np.where(better, m, best)
-            best_npv = np.where(better, npv, best_npv)
-    return best
+        c = capacity_stage(q, most)
+        npv = _cash(q, c, detail=False, irr_on=False)[-1].npv
+    p.read |= q.read
+    npv = np.where(np.isfinite(npv), npv, -np.inf).reshape(k, n)
+    best = np.argmax(npv, axis=0)  # the first (fastest) of equal NPVs
+    return np.asarray(SERVED_GRID, float)[best]
 
 
 def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
