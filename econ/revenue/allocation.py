@@ -215,7 +215,12 @@ def pro_paths(
         p0 = p0 * keep + (upgrade_base + upgrade_prop * h0[t]) * pool[t]
         for k, v in (("P", p), ("P0", p0), ("a", a), ("A", A), ("h", h), ("ya", y_a)):
             out[k][t] = v
-        for k, v in (("ys", y_s), ("yp", y_p), ("yf", y_f), ("rs", np.where(need > 0, rho_s, np.nan))):
+        for k, v in (
+            ("ys", y_s),
+            ("yp", y_p),
+            ("yf", y_f),
+            ("rs", np.where(need > 0, rho_s, np.nan)),
+        ):
             out[k][t] = v
     return Allocation(
         pro=out["P"],
