@@ -10,7 +10,6 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
 from econ.compute.capacity import COVER_RTOL
 from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS
-
 from econ.constants import (
     CHECK_RTOL,
     HOURS_PER_MONTH,
