@@ -56,6 +56,8 @@ OUTPUT_NAMES = {
     "irr_annual": "irr_annual",
     "profitability_index": "profitability_index",
     "mirr_annual": "mirr_annual",
+    # the Monte Carlo's second deal option (docs/model.md, section 7)
+    "npv_without_offer_usd": "npv_without_offer",
 }
 
 CAPACITY_UNITS: dict[str, str | None] = {
@@ -142,6 +144,8 @@ def output_unit(output: str) -> str:
     (computed from the results by econ.payback) is a rate a year."""
     if output == "mirr_annual":
         return "1/yr"
+    if output == "npv_without_offer":
+        return output_unit("npv")
     return _model.Results.units()[output][0]
 
 
@@ -519,7 +523,8 @@ class MonteCarlo:
     histograms, s_curves : {"npv", "payback_months": frame} (histogram bins over P1-P99 with
         the tails in attrs; share of all samples at or below each value).
     samples : the first ``keep`` samples, index sample: every sampled key
-        (``"<key> [<unit>]"``) and the five outputs (``"npv [USD]"``, ...).
+        (``"<key> [<unit>]"``) and the outputs (``"npv [USD]"``, ..., ``"mirr_annual [1/yr]"`` and
+        ``"npv_without_offer [USD]"``, the deal without the subscriber offer).
     n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
         sensitivity.csv that the payback model does not read (not sampled; zero value of
         information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
@@ -575,7 +580,7 @@ def monte_carlo(
         ``workers``.
     workers : processes evaluating the samples (1: this one).
     keep : samples to return with their inputs in ``.samples`` (default all: 8 bytes x
-        (sampled keys + 5) each).
+        (sampled keys + 6) each).
 
     Returns a :class:`MonteCarlo`. Raises AssumptionError where sensitivity.csv is missing
     or has no rows.

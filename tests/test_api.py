@@ -360,9 +360,9 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
     check_units(mc.convergence)
     check_units(mc.value_of_information, {"key", "reason"})
     assert set(mc.value_of_information["key"]) == {s.key for s in base.sensitivity}
-    # every sample kept, with its inputs and the five outputs
+    # every sample kept, with its inputs and the six outputs (the deal without the offer too)
     s = mc.samples
-    assert s.shape == (512, len(mc.sampled) + 5) and s.index.name == "sample"
+    assert s.shape == (512, len(mc.sampled) + 6) and s.index.name == "sample"
     check_units(s)
     assert mc.probability_npv_positive == (s["npv [USD]"] > 0).mean()
     for name, h in mc.histograms.items():

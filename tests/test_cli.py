@@ -486,7 +486,7 @@ def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsy
 def test_keys_lists_every_key_with_its_ranges_and_source(capsys):
     from econ.cli import main
 
-    assert main(["keys", "plans.pro.price", "--json"]) == 0
+    assert main(["keys", "plans.pro.price_usd", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["key"] for r in rows] == ["plans.pro.price_usd_month"]
     r = rows[0]

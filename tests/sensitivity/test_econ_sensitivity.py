@@ -156,8 +156,19 @@ def test_the_value_of_information_agrees_between_20000_and_100000_samples(base):
 
 
 def test_the_decision_options_follow_the_subscriber_offer_key_where_the_data_have_it(base):
-    # without the key: no deal and the deal as set
-    assert [(n, o) for n, o, _ in run.decision_options(base)] == [("deal", "npv_usd")]
+    # the bundled data (auto): the deal with the offer and the deal without it, the key off
+    opts = run.decision_options(base)
+    assert [(n, o) for n, o, _ in opts] == [
+        ("deal with the subscriber offer (auto)", "npv_usd"),
+        ("deal without the subscriber offer", run.WITHOUT_OFFER),
+    ]
+    assert opts[1][2]["capacity.subscriber_offer"] == "off"
+
+    class WithoutKey:  # data of a model without the key: no deal and the deal as set
+        def __contains__(self, key):
+            return False
+
+    assert [(n, o) for n, o, _ in run.decision_options(WithoutKey())] == [("deal", "npv_usd")]
 
     class WithOffer:  # the data of a model that has capacity.subscriber_offer
         def __init__(self, setting):
