@@ -173,6 +173,11 @@ class ModelFunction:
         self.served = held_served(a)
 
     def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        # the other deal options first: only their NPV is kept (memory of one evaluation)
+        others = {
+            name: np.array(evaluate(b, params, detail=False, served=served).npv)
+            for name, b, served in self.others
+        }
         r = evaluate(self.a, params, detail=False, served=self.served)
         out = {
             "npv_usd": r.npv,
@@ -183,8 +188,7 @@ class ModelFunction:
         }
         if self.paths:
             out[PATH] = r.cumulative_cash
-        for name, b, served in self.others:
-            out[name] = evaluate(b, params, detail=False, served=served).npv
+        out.update(others)
         return out
 
 

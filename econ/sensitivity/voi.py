@@ -18,7 +18,7 @@ subscriber offer). Deciding now, one takes the option with the best mean.
   alone, so the fit keeps each option's mean: EVPPI >= 0 by Jensen's inequality, and
   exactly 0 where the same option is best at every value of x_k.
 - Standard errors: a 200-replicate bootstrap refit (each replicate data set refitted
-  with the smoothing of the full data).
+  with the smoothing of the full data, the bins and their counts held).
 
 Streaming. The samples are grouped by each input's uniform u_k (before the inverse
 CDF, so the groups are equal-count quantile bins of x_k, exact within each
@@ -29,10 +29,10 @@ regression on the samples with x_k rounded to its bin: with at most 20 knots acr
 200 bins the rounding is far below the estimator's noise. The bins are summed in
 fixed blocks of samples in sample order (:class:`Accumulator`), so the result is the
 same to the last bit for any chunk size and worker count. The bootstrap draws each
-replicate's bin counts and sums from their distribution under resampling the
-samples (the Poisson bootstrap: count ~ n_b, sums ~ S_b, covariance from the sums
-of products, normal at 25 or more samples a bin); a test checks it against
-resampling the samples themselves.
+replicate's bin sums from their distribution under resampling each bin's samples with
+its count held (the bins are equal-count by design: exactly so in a Latin hypercube;
+mean S_b, covariance from the sums of products, normal at 25 or more samples a bin); a
+test checks it against resampling the samples themselves.
 """
 
 from __future__ import annotations
@@ -220,23 +220,17 @@ def _gain(w: np.ndarray, g: np.ndarray, means: np.ndarray) -> np.ndarray:
     return (w * top).sum(axis=-1) - np.maximum(means.max(axis=-1), 0.0)
 
 
-def _draw_bins(
+def _draw_sums(
     n: np.ndarray, s: np.ndarray, p: np.ndarray, reps: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Replicate bin counts (R, G) and sums (R, G, D) under resampling the samples (the
-    Poisson bootstrap, normal approximation): mean (n_b, S_b), covariance
-    [[n_b, S_b'], [S_b, P_b]] with P_b the sums of products."""
-    g, o = s.shape
-    cov = np.empty((g, o + 1, o + 1))
-    cov[:, 0, 0] = n
-    cov[:, 0, 1:] = cov[:, 1:, 0] = s
-    cov[:, 1:, 1:] = p
+) -> np.ndarray:
+    """Replicate bin sums (R, G, D) under resampling each bin's samples with its count held
+    (the bins are equal-count by design), normal approximation: mean S_b, covariance
+    n_b Cov_b = P_b - S_b S_b' / n_b (P_b the sums of products)."""
+    cov = p - s[:, :, None] * s[:, None, :] / n[:, None, None]
     val, vec = np.linalg.eigh(cov)
-    root = vec * np.sqrt(np.clip(val, 0.0, None))[:, None, :]  # (G, o+1, o+1)
-    z = rng.standard_normal((reps, g, o + 1))
-    draw = (root[None] * z[:, :, None, :]).sum(axis=-1)  # (R, G, o+1): root @ z per bin
-    counts = np.maximum(n[None] + draw[..., 0], 0.0)
-    return counts, s[None] + draw[..., 1:]
+    root = vec * np.sqrt(np.clip(val, 0.0, None))[:, None, :]  # (G, D, D)
+    z = rng.standard_normal((reps, *s.shape))
+    return s[None] + (root[None] * z[:, :, None, :]).sum(axis=-1)
 
 
 @dataclass
@@ -302,26 +296,17 @@ def analyse(
         g = fit.fitted[keep]
         value = float(_gain(w, g, means))
         same = np.unique(np.argmax(np.concatenate([np.zeros((len(g), 1)), g], axis=1), axis=1))
-        # bootstrap refit with the smoothing chosen on the full data
-        cn, cs = _draw_bins(n[keep].astype(float), s[keep], p[keep], reps, rng)
+        # bootstrap refit with the smoothing chosen on the full data: the design (bins, their
+        # counts and basis) is held, so each option's refit is one solve for every replicate
+        nk = n[keep].astype(float)
+        cs = _draw_sums(nk, s[keep], p[keep], reps, rng)  # (R, G, D)
         b = fit.basis
-        nb = b.shape[1]
-        outer = (b[:, :, None] * b[:, None, :]).reshape(len(b), nb * nb)  # (G, nb^2)
-        a = (cn @ outer).reshape(reps, nb, nb)  # B' diag(n*) B, one matrix product
-        d_ = cs.shape[2]
-        r = (b.T @ cs.transpose(1, 0, 2).reshape(len(b), -1)).reshape(nb, reps, d_)
-        r = r.transpose(1, 0, 2)  # (R, nb, D): B' S* of each replicate
-        beta = np.stack(
-            [
-                np.linalg.solve(a + lam * fit.omega, r[..., d : d + 1])[..., 0]
-                for d, lam in enumerate(fit.lam)
-            ],
-            axis=-1,
-        )  # (R, nb, D)
-        gb = (b @ beta.transpose(1, 0, 2).reshape(nb, -1)).reshape(len(b), reps, d_)
-        gb = gb.transpose(1, 0, 2)  # (R, G, D)
-        nt = cn.sum(axis=1)
-        reps_value = _gain(cn / nt[:, None], gb, cs.sum(axis=1) / nt[:, None])
+        a = b.T @ (nk[:, None] * b)
+        gb = np.empty_like(cs)
+        for d, lam in enumerate(fit.lam):
+            beta = np.linalg.solve(a + lam * fit.omega, b.T @ cs[:, :, d].T)  # (nb, R)
+            gb[:, :, d] = (b @ beta).T
+        reps_value = _gain(w[None], gb, cs.sum(axis=1) / nk.sum())
         se = float(np.std(reps_value, ddof=1))
         if same.size == 1:
             rows.append((key, 0.0, se, ZERO_SAME, float(fit.edf.max())))
