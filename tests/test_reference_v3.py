@@ -1,0 +1,422 @@
+"""Hand-worked checks of version 3's mechanisms (MODEL.md section 0) on the standard-library
+reference model, and the same figures asked of econ once ECON is True.
+
+Every expected number below is worked by hand in the comments (or is an analytic identity,
+or the optimum of a linear programme solved by scipy's linprog, which shares nothing with
+either implementation)."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reference_model as rm  # noqa: E402
+from test_reference_model import _layout, _tiny  # noqa: E402
+
+# Switch on once econ implements version 3: the econ half of each check then runs too.
+ECON = False
+
+SPM, SPW = 2_629_800, 604_800
+econ_only = pytest.mark.skipif(not ECON, reason="econ does not implement version 3 yet")
+
+
+# ------------------------------------------------------------------ 0.4 the logit by hand
+
+# Three tiers: V_s = 30, V_f = 10, V_u = 10 (tokens a month, any unit), D = 0.5.
+# M = V_u + (V_s + V_f) / D = 10 + 40 / 0.5 = 90; q_s = 1/3, q_f = 1/9, q_u = 1/9;
+# q_0 = 1 - 5/9 = 4/9 = (1 - q_u)(1 - D) = (8/9)(1/2).
+# Elasticity 1 at p_ref = 40: beta = 1 / (40 x 8/9) = 9/320 per USD/Mtok.
+# exp(v_i) at calibration = q_i / q_0: 3/4, 1/4, 1/4 (the outside option's 1), sum 2 + outside 1... :
+# denominator 1 + 3/4 + 1/4 + 1/4 = 9/4, so x_u = (1/4) / (9/4) = 1/9 as it must.
+VOL = {"standard": 30.0, "fast": 10.0, "ultrafast": 10.0}
+PRICES = {"standard": 10.0, "fast": 20.0, "ultrafast": 40.0}
+SPEEDS = {"standard": 54.0, "fast": 134.0, "ultrafast": 750.0}
+
+
+def _cal(lam: float = 1.0, wtp: float = 0.0, D: float = 0.5, eps: float = 1.0) -> dict:
+    return rm.logit_calibrate(VOL, D, eps, 40.0, wtp, lam, PRICES, SPEEDS)
+
+
+def test_logit_market_size_and_outside_share_from_the_diversion_share():
+    c = _cal()
+    assert c["M"] == pytest.approx(90, rel=1e-15)
+    assert c["q0"] == pytest.approx(4 / 9, rel=1e-14)
+    assert c["beta"] == pytest.approx(9 / 320, rel=1e-15)
+    x = rm.logit_shares(c, PRICES, SPEEDS)
+    assert [x["standard"], x["fast"], x["ultrafast"], x["outside"]] == pytest.approx(
+        [1 / 3, 1 / 9, 1 / 9, 4 / 9], rel=1e-13
+    )
+    # the share that ultrafast takes from the lab's tiers is D: D_s = (1/3) / (8/9) = 3/8,
+    # D_f = (1/9) / (8/9) = 1/8, D_s + D_f = 1/2 (IIA: x_j / (1 - x_u))
+    d, _, x0 = rm.diversion_shares(c, PRICES, SPEEDS)
+    assert (d["standard"], d["fast"]) == pytest.approx((3 / 8, 1 / 8), rel=1e-12)
+    # without ultrafast: exp(v) 3/4 and 1/4 over 1 + 3/4 + 1/4 = 2 -> 3/8 and 1/8 of M
+    assert (x0["standard"], x0["fast"], x0["ultrafast"]) == pytest.approx(
+        (3 / 8, 1 / 8, 0), rel=1e-13
+    )
+    # (alpha_u - alpha_s) / beta with gamma = 0: (ln(q_u / q_s) + beta (40 - 10)) / beta
+    # = ln(1/3) x 320/9 + 30 = -39.0618 + 30 = -9.0618 USD per 1M tokens
+    premium = (c["alpha"]["ultrafast"] - c["alpha"]["standard"]) / c["beta"]
+    assert premium == pytest.approx(-9.061770263755015, rel=1e-12)
+
+
+def _elasticity(c, target: str, price_of: str, lam_prices=PRICES, h: float = 1e-4) -> float:
+    """d ln x_target / d ln p_price_of by a central difference (relative step h)."""
+
+    def share(p):
+        prices = dict(lam_prices)
+        prices[price_of] = p
+        return rm.logit_shares(c, prices, SPEEDS)[target]
+
+    p = lam_prices[price_of]
+    return (math.log(share(p * (1 + h))) - math.log(share(p * (1 - h)))) / (
+        math.log(1 + h) - math.log(1 - h)
+    )
+
+
+def test_logit_own_and_cross_price_elasticities_by_hand():
+    c = _cal()
+    # own: -beta p_u (1 - x_u) = -(9/320)(40)(8/9) = -1 (the point elasticity it was calibrated on)
+    assert _elasticity(c, "ultrafast", "ultrafast") == pytest.approx(-1.0, rel=1e-7)
+    # cross: beta p_u x_u = (9/320)(40)(1/9) = 1/8 for every other tier and the outside option
+    for j in ("standard", "fast", "outside"):
+        assert _elasticity(c, j, "ultrafast") == pytest.approx(0.125, rel=1e-7)
+    # the standard price: own -beta p_s (1 - x_s) = -(9/320)(10)(2/3) = -0.1875;
+    # cross on ultrafast beta p_s x_s = (9/320)(10)(1/3) = 0.09375
+    assert _elasticity(c, "standard", "standard") == pytest.approx(-0.1875, rel=1e-7)
+    assert _elasticity(c, "ultrafast", "standard") == pytest.approx(0.09375, rel=1e-7)
+    # elasticity 2: beta doubles, the own elasticity at p_ref is -2
+    assert _elasticity(_cal(eps=2.0), "ultrafast", "ultrafast") == pytest.approx(-2.0, rel=1e-7)
+
+
+def test_logit_share_at_twice_the_reference_price_by_hand():
+    # p_u = 80: v_u falls by beta x 40 = 9/8. x_u = (1/4) e^(-9/8) / (2 + (1/4) e^(-9/8))
+    # = 0.0811631 / 2.0811631 = 0.0389989
+    x = rm.logit_shares(_cal(), PRICES | {"ultrafast": 80.0}, SPEEDS)
+    assert x["ultrafast"] == pytest.approx(0.03899892141219575, rel=1e-13)
+    # the others keep their ratios (IIA): standard / fast = 3
+    assert x["standard"] / x["fast"] == pytest.approx(3, rel=1e-13)
+
+
+def test_a_halved_speed_costs_the_willingness_to_pay_for_a_doubling():
+    # gamma = beta w / ln 2: serving at half the tier speed lowers v_u by gamma ln 2 = beta w,
+    # exactly what a price w higher does
+    c = _cal(wtp=10.0)
+    slow = rm.logit_shares(c, PRICES, SPEEDS | {"ultrafast": 375.0})
+    dear = rm.logit_shares(c, PRICES | {"ultrafast": 50.0}, SPEEDS)
+    for k in ("standard", "fast", "ultrafast", "outside"):
+        assert slow[k] == pytest.approx(dear[k], rel=1e-13)
+    # and at the tier speeds the calibration holds whatever gamma is
+    x = rm.logit_shares(c, PRICES, SPEEDS)
+    assert x["ultrafast"] == pytest.approx(1 / 9, rel=1e-13)
+
+
+def _plain_logit(alpha, beta, gamma, prices, speeds, with_u=True):
+    """An independent plain logit: exp(v_i) / (1 + sum exp(v_j))."""
+    tiers = ("standard", "fast", "ultrafast") if with_u else ("standard", "fast")
+    e = {i: math.exp(alpha[i] - beta * prices[i] + gamma * math.log(speeds[i])) for i in tiers}
+    den = 1 + sum(e.values())
+    return {i: e.get(i, 0.0) / den for i in ("standard", "fast", "ultrafast")}
+
+
+def test_nest_with_lambda_one_is_the_plain_logit():
+    rng = random.Random(3)
+    for _ in range(50):
+        vol = {k: rng.uniform(1, 100) for k in VOL}
+        prices = {k: rng.uniform(1, 100) for k in PRICES}
+        speeds = {k: rng.uniform(20, 1500) for k in SPEEDS}
+        c = rm.logit_calibrate(
+            vol,
+            rng.uniform(0.2, 0.9),
+            rng.uniform(0.3, 2),
+            40.0,
+            rng.uniform(0, 20),
+            1.0,
+            prices,
+            speeds,
+        )
+        at = {k: rng.uniform(1, 100) for k in PRICES}
+        sp = {k: rng.uniform(20, 1500) for k in SPEEDS}
+        want = _plain_logit(c["alpha"], c["beta"], c["gamma"], at, sp)
+        got = rm.logit_shares(c, at, sp)
+        for k in want:
+            assert got[k] == pytest.approx(want[k], rel=1e-12)
+        want0 = _plain_logit(c["alpha"], c["beta"], c["gamma"], at, sp, with_u=False)
+        got0 = rm.logit_shares(c, at, sp, with_ultrafast=False)
+        for k in want0:
+            assert got0[k] == pytest.approx(want0[k], rel=1e-12, abs=1e-300)
+
+
+def test_nest_reproduces_the_calibration_and_diverts_more_to_fast():
+    c = _cal(lam=0.5)
+    x = rm.logit_shares(c, PRICES, SPEEDS)
+    assert [x["standard"], x["fast"], x["ultrafast"]] == pytest.approx(
+        [1 / 3, 1 / 9, 1 / 9], rel=1e-13
+    )
+    # nested logit elasticities w.r.t. p_u at lambda = 1/2, P(u | nest) = 1/2, x_u = 1/9:
+    # fast (same nest): beta p_u (x_u + (1 - lam)/lam P(u|nest)) = (9/8)(1/9 + 1/2) = 0.6875
+    # standard (other nest): beta p_u x_u = 0.125
+    # own: -beta p_u (1/lam - (1 - lam)/lam P(u|nest) - x_u) = -(9/8)(2 - 1/2 - 1/9) = -1.5625
+    assert _elasticity(c, "fast", "ultrafast") == pytest.approx(0.6875, rel=1e-7)
+    assert _elasticity(c, "standard", "ultrafast") == pytest.approx(0.125, rel=1e-7)
+    assert _elasticity(c, "ultrafast", "ultrafast") == pytest.approx(-1.5625, rel=1e-7)
+    # diversion: without ultrafast the nest holds fast alone, I = v_f; exp(v_f) = q_f/q_0 ... the
+    # fast tier regains more than IIA's 1/8 of an ultrafast token
+    d, _, _ = rm.diversion_shares(c, PRICES, SPEEDS)
+    assert d["fast"] > 1 / 8 and d["standard"] < 3 / 8
+
+
+# ------------------------------------------------------------------ 0.2 the monthly allocation
+
+
+def _lp_optimum(mw, pta, uses):
+    """The same LP solved by scipy's HiGHS: max sum rho y."""
+    from scipy.optimize import linprog
+
+    names = ("api", "subscriber", "backfill_peak", "flexible")
+    c = [-min(uses[n][1], 1e12) for n in names]
+    a_ub = [[pta, pta, pta, 0.0], [1.0, 1.0, 1.0, 1.0]]
+    res = linprog(
+        c, A_ub=a_ub, b_ub=[mw, mw], bounds=[(0, uses[n][0]) for n in names], method="highs"
+    )
+    assert res.status == 0
+    return -res.fun
+
+
+def _value(uses, y):
+    return sum(uses[n][1] * y[n] for n in uses)
+
+
+def test_allocation_by_hand():
+    # MW 10, peak-to-average 2: peak room 5 average MW, average room 10.
+    # api Y 3 rho 5; subscribers Y 4 rho 3; peak-shaped backfill Y 10 rho 1; flexible Y 4 rho 2.
+    # Flexible (rho 2) is worth more than peak backfill (rho 1): it keeps its 4 average MW.
+    # api 3, subscribers 2 (peak room 5 - 3), peak backfill 0 (room min(5, 10 - 4) - 5 = 0),
+    # flexible min(4, 10 - 5) = 4. Value 15 + 6 + 0 + 8 = 29.
+    uses = {"api": (3, 5), "subscriber": (4, 3), "backfill_peak": (10, 1), "flexible": (4, 2)}
+    y = rm.allocate(10, 2, uses)
+    assert y == pytest.approx({"api": 3, "subscriber": 2, "backfill_peak": 0, "flexible": 4})
+    assert _value(uses, y) == pytest.approx(29) == pytest.approx(_lp_optimum(10, 2, uses))
+    # flexible volume larger than the MW: it takes all 10 and peak backfill nothing (5 x 1 + 5 x 2 = 15 < 20)
+    uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 1), "flexible": (20, 2)}
+    y = rm.allocate(10, 2, uses)
+    assert y == pytest.approx({"api": 0, "subscriber": 0, "backfill_peak": 0, "flexible": 10})
+    # peak backfill worth more than flexible: 5 at peak (the peak room), flexible the other 5
+    uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 3), "flexible": (20, 2)}
+    assert rm.allocate(10, 2, uses) == pytest.approx(
+        {"api": 0, "subscriber": 0, "backfill_peak": 5, "flexible": 5}
+    )
+    # a use of negative value (subscribers worth less than nothing) gets nothing
+    uses = {"api": (1, 5), "subscriber": (4, -1), "backfill_peak": (0, 1), "flexible": (0, 2)}
+    assert rm.allocate(10, 2, uses)["subscriber"] == 0
+    # subscribers "on" (value +inf) are served first, before a dearer API
+    uses = {"api": (4, 5), "subscriber": (4, math.inf), "backfill_peak": (0, 1), "flexible": (0, 2)}
+    assert rm.allocate(10, 2, uses) == pytest.approx(
+        {"api": 1, "subscriber": 4, "backfill_peak": 0, "flexible": 0}
+    )
+
+
+def test_allocation_equals_the_lp_optimum_on_random_cases():
+    rng = random.Random(11)
+    for _ in range(400):
+        mw, pta = rng.uniform(0.1, 10), rng.choice([1.0, 1.5, 2.0, 3.0, rng.uniform(1, 5)])
+        uses = {
+            n: (
+                rng.choice([0.0, rng.uniform(0, 12)]),
+                rng.choice([rng.uniform(-2, 6), rng.uniform(0, 6)]),
+            )
+            for n in ("api", "subscriber", "backfill_peak", "flexible")
+        }
+        y = rm.allocate(mw, pta, uses)
+        # feasible
+        assert pta * (y["api"] + y["subscriber"] + y["backfill_peak"]) <= mw * (1 + 1e-12)
+        assert sum(y.values()) <= mw * (1 + 1e-12)
+        for n in uses:
+            assert -1e-15 <= y[n] <= uses[n][0] * (1 + 1e-15) + 1e-15
+        # optimal
+        assert _value(uses, y) == pytest.approx(_lp_optimum(mw, pta, uses), rel=1e-9, abs=1e-9)
+
+
+# ------------------------------------------------------------------ capacity: grids, eta, g$
+
+
+def test_stage_candidates_from_the_fixed_grid():
+    # ceil(2^(j/4)), j = 0..16: 1, 2, 2, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 10, 12, 14, 16
+    assert rm._stage_candidates(1, 16) == [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16]
+    # 91 wafers: 2^6.5 = 90.5 -> 91, 2^6.75 = 107.6 -> 108, 128, 152.2 -> 153, ... 2^10.5 = 1448.2 -> 1449
+    assert rm._stage_candidates(91, 1456) == [
+        91, 108, 128, 153, 182, 216, 256, 305, 363, 431, 512, 609, 725, 862, 1024, 1218, 1449,
+    ]  # fmt: skip
+    # k_min off the grid is a candidate; the set only grows as k_min falls
+    assert rm._stage_candidates(9, 144)[:3] == [9, 10, 12]
+    assert set(rm._stage_candidates(20, 144)) <= set(rm._stage_candidates(19, 144))
+
+
+def test_envelope_memory_bound_wse3_with_the_v3_stage_grid():
+    # wse3 at 100 tok/s: memory binds, B_mem = (k x 44e9 - 4e12) / (k x 2.12992e9) rises with k, so the
+    # largest candidate 1,449 (not 16 x 91 = 1,456, off the grid) and the fastest s' = 800 win:
+    # B_mem = (1449 x 44e9 - 4e12) / (1449 x 2.12992e9) = 5.9756e13 / 3.08625408e12 = 19.362
+    e = rm.envelope(_layout(), "wse3", 100)
+    assert (e["stages"], e["physics_speed"]) == (1449, 800)
+    b_mem = (1449 * 44e9 - 4e12) / (1449 * 2.12992e9)
+    assert e["physics_tokens_per_s_per_mw"] == pytest.approx(
+        b_mem * 800 * 1000 / (23 * 1.2), rel=1e-12
+    )
+
+
+def _eta_data(ratios: list[float], guess_last: bool = False) -> dict:
+    """Platform b300 of the layout example with frontier points at 20, 40, 60 tok/s whose
+    throughputs are the given multiples of the envelope of a measured model m (the served one)."""
+    v = _layout(**{"hardware.b300.hop_latency_us": 1.0, "hardware.b300.frontier_scale": 1.0})
+    v |= {f"models.m.{k}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
+    for n, (s, ratio) in enumerate(zip((20, 40, 60), ratios, strict=False)):
+        env = rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"]
+        v |= {
+            f"frontier.p{s}.platform": "b300",
+            f"frontier.p{s}.tokens_per_s_per_user": s,
+            f"frontier.p{s}.tokens_per_s_per_mw": ratio * env,
+            f"frontier.p{s}.model": "m",
+            f"frontier.p{s}.source": "Guesstimate: a shape"
+            if guess_last and n == len(ratios) - 1
+            else "Vendor page",
+        }
+    return v
+
+
+def test_realisation_factor_is_the_capped_geometric_mean_of_sourced_points():
+    # ratios 0.25 and 1: geometric mean sqrt(0.25) = 0.5
+    eta, n, capped = rm.realisation_factor(_eta_data([0.25, 1.0]), "b300")
+    assert (eta, n, capped) == (pytest.approx(0.5, rel=1e-12), 2, False)
+    # a Guesstimate point does not count: 0.25 and 1 with a guessed 100 -> still 0.5
+    eta, n, _ = rm.realisation_factor(_eta_data([0.25, 1.0, 100.0], guess_last=True), "b300")
+    assert (eta, n) == (pytest.approx(0.5, rel=1e-12), 2)
+    # 2 and 8: the mean 4 is capped at 1 and flagged
+    assert rm.realisation_factor(_eta_data([2.0, 8.0]), "b300") == (1.0, 2, True)
+    # no sourced point: eta = 1 (physics)
+    assert rm.realisation_factor(_eta_data([0.5], guess_last=True), "b300") == (1.0, 0, False)
+
+
+def test_gpu_cost_per_token_from_the_gpu_platform_by_hand():
+    # b300 rented at 4.0 USD per GPU-hour, 1.9 kW a GPU, PUE 1.2:
+    # 4 x 730.5 x 1000 / (1.9 x 1.2) = 1,281,578.95 USD per facility MW-month
+    v = {"hardware.b300.rent_usd_per_hour": 4.0, "hardware.b300.power_kw": 1.9, "facility.pue": 1.2}
+    assert rm._gpu_cost_per_mw_month(v, "b300") == pytest.approx(2_922_000 / 2.28, rel=1e-14)
+    # at 1.5e6 tokens/s per MW and G = 0.6: 1,281,578.95 / (1.5e6 x 2,629,800 x 0.6) x 1e6 = 0.5415 USD/Mtok
+    per = 2_922_000 / 2.28 / (1.5e6 * SPM * 0.6) * 1e6
+    assert per == pytest.approx(0.541477, rel=1e-5)
+
+
+# ------------------------------------------------------------------ 0.5, 0.4 subscribers
+
+
+def _tiny3(**over) -> dict:
+    """The tiny scenario of tests/test_reference_model.py with month-1 cap hits of the no-deal
+    world of SF = 0.5 on standard (quota = median) and 0 on fast (a quota 1e6 times larger)."""
+    v = _tiny(
+        **{
+            "plans.plus.weekly_quota_tokens": 1e3,
+            "tiers.fast.usage_multiplier": 1e-6,
+            "tiers.ultrafast.usage_multiplier": 1e6,
+            "conversion.max_capped_propensity": 0.05,
+            "usage.adoption_burn_elasticity": 0.0,
+        }
+    )
+    return v | over
+
+
+def test_calibrated_no_deal_world_month_one_by_hand():
+    # N_1 = 1000 x 0.1 = 100 Plus users, P_0 = 10, churn 0.5.
+    # h0_1 = (1 - 0.2) x SF(1e3 / 1e3) + 0.2 x SF(1e9 / 1e3) = 0.8 x 0.5 + 0 = 0.4
+    # growth g = 0.1: u0_1 = 10 x (0.5 + 0.1) / 100 = 0.06;
+    # propensity = min(0.5 x 0.06 / 0.4, 0.05) = min(0.075, 0.05) = 0.05; base = 0.06 - 0.05 x 0.4 = 0.04
+    r = rm.run(_tiny3(**{"market.pro_growth_monthly": 0.1}), base=_tiny3())
+    assert r["capped_upgrade_propensity"] == pytest.approx(0.05, rel=1e-14)
+    assert r["plus_to_pro_base_monthly"] == pytest.approx(0.04, rel=1e-14)
+    # P0_1 = 10 x 0.5 + (0.04 + 0.05 x 0.4) x 100 = 5 + 6 = 11 = P_0 (1 + g)
+    assert r["pro_counterfactual"][0] == pytest.approx(11, rel=1e-14)
+    # share 0.25: propensity 0.25 x 0.06 / 0.4 = 0.0375 (under the cap); base 0.06 - 0.015 = 0.045
+    r = rm.run(
+        _tiny3(**{"market.pro_growth_monthly": 0.1, "conversion.capped_share_of_upgrades": 0.25}),
+        base=_tiny3(),
+    )
+    assert (r["capped_upgrade_propensity"], r["plus_to_pro_base_monthly"]) == pytest.approx(
+        (0.0375, 0.045)
+    )
+    assert r["pro_counterfactual"][0] == pytest.approx(11, rel=1e-14)
+    # steady (g = 0): P0_1 = P_0
+    assert rm.run(_tiny3(), base=_tiny3())["pro_counterfactual"][0] == pytest.approx(10, rel=1e-14)
+    # growth below -churn is refused
+    with pytest.raises(ValueError, match="pro_growth_monthly"):
+        rm.run(_tiny3(**{"market.pro_growth_monthly": -0.6}), base=_tiny3())
+
+
+def test_pro_price_factor_and_burn_elasticity_by_hand():
+    # Pro at 250 against the reference 200, elasticity 1: flows x (250/200)^-1 = 0.8 in both worlds:
+    # P0_1 = 10 x 0.5 + 0.8 x (base + prop h0_1) x 100 = 5 + 0.8 x 5 = 9 (at g = 0, u0_1 = 0.05)
+    r = rm.run(_tiny3(**{"plans.pro.price_usd_month": 250}), base=_tiny3())
+    assert r["pro_price_factor"] == pytest.approx(0.8, rel=1e-15)
+    assert r["pro_counterfactual"][0] == pytest.approx(9, rel=1e-14)
+    # elasticity 2 at 100: (100/200)^-2 = 4
+    r = rm.run(
+        _tiny3(**{"plans.pro.price_usd_month": 100, "conversion.pro_price_elasticity": 2}),
+        base=_tiny3(),
+    )
+    assert r["pro_price_factor"] == pytest.approx(4, rel=1e-15)
+    # burn: multiplier 4e6 against the reference 1e6 (the data's), elasticity 0.5:
+    # adoption 0.1 x (1e6 / 4e6)^0.5 = 0.05; the reference key set to 2e6: 0.1 x 0.5^0.5 = 0.0707107
+    r = rm.run(
+        _tiny3(**{"tiers.ultrafast.usage_multiplier": 4e6, "usage.adoption_burn_elasticity": 0.5}),
+        base=_tiny3(),
+    )
+    assert r["adoption_wanted"] == pytest.approx(0.05, rel=1e-14)
+    r = rm.run(
+        _tiny3(
+            **{
+                "tiers.ultrafast.usage_multiplier": 4e6,
+                "usage.adoption_burn_elasticity": 0.5,
+                "usage.adoption_ref_multiplier": 2e6,
+            }
+        ),
+        base=_tiny3(),
+    )
+    assert r["adoption_wanted"] == pytest.approx(0.1 * 0.5**0.5, rel=1e-14)
+
+
+# ------------------------------------------------------------------ 0.3 tranches, rate
+
+
+def test_tranches_and_the_contract_rate():
+    # 3 MW in tranches of 1 MW every month: 1, 2 in the 2-month term; rent 60,000 x 1/3 and 2/3
+    r = rm.run(_tiny3(**{"contract.tranche_mw": 1, "contract.tranche_months": 1}), base=_tiny3())
+    assert r["mw_online"] == [1.0, 2.0, 0.0]
+    assert r["rent"] == pytest.approx([20_000, 40_000, 0], rel=1e-14)
+    # tranches of 2 MW every 2 months: 2, 2; of 5 MW: capped at 3
+    assert rm.run(
+        _tiny3(**{"contract.tranche_mw": 2, "contract.tranche_months": 2}), base=_tiny3()
+    )["mw_online"] == [2.0, 2.0, 0.0]
+    assert rm.run(
+        _tiny3(**{"contract.tranche_mw": 5, "contract.tranche_months": 2}), base=_tiny3()
+    )["mw_online"] == [3.0, 3.0, 0.0]
+    # rate = 60,000 / (3 MW x 2 months) = 10,000 USD per MW-month
+    assert r["contract_rate_usd_per_mw_month"] == pytest.approx(10_000, rel=1e-15)
+    with pytest.raises(ValueError, match="tranche"):
+        rm.run(_tiny3(**{"contract.tranche_mw": 1}), base=_tiny3())
+
+
+# ------------------------------------------------------------------ the data: v3 keys, retired keys
+
+
+def test_version_two_data_is_refused_naming_the_missing_keys():
+    v2 = {k: x for k, x in _tiny().items() if k not in rm.V3_KEYS}
+    v2 |= {"api.cannibalised_share": 0.5, "api.standard_price_per_mtok_usd": 10}
+    with pytest.raises(ValueError, match="version 3 key.*api.diversion_to_lab_tiers"):
+        rm.run(v2, base=_tiny())
+    with pytest.raises(
+        ValueError, match="api.cannibalised_share is retired.*api.diversion_to_lab_tiers"
+    ):
+        rm.run(_tiny3(**{"api.cannibalised_share": 0.5}), base=_tiny3())
