@@ -54,6 +54,8 @@ MODEL_FIELDS = (
     "prefill_tokens_per_output",
     "speculative_speedup",
 )
+# models.csv names the served model's model.active_param_share "active_share"
+MODEL_COLUMNS = {k: ("active_share" if k == "active_param_share" else k) for k in MODEL_FIELDS}
 FRONTIER_MODEL_COLUMN = "model"  # frontier.csv: the id in models.csv of the model measured
 TABLES = ("plans", "tiers", "hardware", "frontier", "models")
 
@@ -379,7 +381,7 @@ def _served_model(v: dict) -> dict:
 
 def _measured_model(v: dict, mid: str) -> dict:
     """A measured model's parameters (models.<id>.* of data/models.csv)."""
-    return {k: _num(v, f"models.{mid}.{k}") for k in MODEL_FIELDS}
+    return {k: _num(v, f"models.{mid}.{MODEL_COLUMNS[k]}") for k in MODEL_FIELDS}
 
 
 def _stage_candidates(k_min: int, k_cap: int) -> list[int]:
@@ -746,6 +748,29 @@ def _gpu_cost_per_mw_month(v: dict, gpu: str) -> float:
     return buy_npv(w) / sum(m * (1 + r) ** (-t / 12) for t, m in enumerate(mws, start=1))
 
 
+def _plan_usage(v: dict) -> tuple[tuple[float, float], tuple[float, float]]:
+    """5.2 with 0.5: each plan's weekly quota and median weekly demand in standard-tier tokens,
+    ((quota, median) of plus, (quota, median) of pro). Given in tokens (weekly_quota_tokens,
+    median_weekly_tokens) or built from public quantities: quota = weekly_quota_queries x
+    usage.output_tokens_per_query; mean weekly demand = queries_per_day x 7 x tokens per query,
+    whose lognormal median is the mean / exp(sigma^2 / 2)."""
+    out = []
+    for plan in ("plus", "pro"):
+        p = f"plans.{plan}."
+        if not _blank(v.get(p + "weekly_quota_tokens")) or not _blank(
+            v.get(p + "median_weekly_tokens")
+        ):
+            out.append((_num(v, p + "weekly_quota_tokens"), _num(v, p + "median_weekly_tokens")))
+            continue
+        per_query = _num(v, "usage.output_tokens_per_query")
+        sigma = _num(v, "usage.demand_sigma")
+        mean = _num(v, p + "queries_per_day") * 7 * per_query
+        out.append(
+            (_num(v, p + "weekly_quota_queries") * per_query, mean / math.exp(sigma * sigma / 2))
+        )
+    return out[0], out[1]
+
+
 def _setup(v: dict, base: dict) -> dict:
     """Everything of one scenario that does not depend on the ultrafast tier's served speed."""
     _check_version3(v)
@@ -828,7 +853,7 @@ def _setup(v: dict, base: dict) -> dict:
     c["phi_fast"] = (served["fast"] / served["standard"]) ** el
     sigma = f("usage.demand_sigma")
     a_f = f("tiers.fast.adoption")
-    q_plus, m_plus = f("plans.plus.weekly_quota_tokens"), f("plans.plus.median_weekly_tokens")
+    (q_plus, m_plus), _ = _plan_usage(v)
     mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
     N1 = f("market.mau") * f("market.plus_share_of_mau")
     sf_std1, _ = _lognormal_cap(m_plus, q_plus / mult["standard"], sigma)
@@ -910,8 +935,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     phi_u = (s_u / served["standard"]) ** el if offered else 1.0
     sigma = f("usage.demand_sigma")
     mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
-    q_plus, m_plus = f("plans.plus.weekly_quota_tokens"), f("plans.plus.median_weekly_tokens")
-    q_pro, m_pro = f("plans.pro.weekly_quota_tokens"), f("plans.pro.median_weekly_tokens")
+    (q_plus, m_plus), (q_pro, m_pro) = _plan_usage(v)
     a_f = f("tiers.fast.adoption")
     pta = f("usage.peak_to_average")
     keep = 1 - f("usage.token_efficiency_gain_annual")

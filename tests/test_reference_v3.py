@@ -273,7 +273,7 @@ def _eta_data(ratios: list[float], guess_last: bool = False) -> dict:
     """Platform b300 of the layout example with frontier points at 20, 40, 60 tok/s whose
     throughputs are the given multiples of the envelope of a measured model m (the served one)."""
     v = _layout(**{"hardware.b300.hop_latency_us": 1.0, "hardware.b300.frontier_scale": 1.0})
-    v |= {f"models.m.{k}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
+    v |= {f"models.m.{rm.MODEL_COLUMNS[k]}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
     for n, (s, ratio) in enumerate(zip((20, 40, 60), ratios, strict=False)):
         env = rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"]
         v |= {
@@ -420,3 +420,125 @@ def test_version_two_data_is_refused_naming_the_missing_keys():
         ValueError, match="api.cannibalised_share is retired.*api.diversion_to_lab_tiers"
     ):
         rm.run(_tiny3(**{"api.cannibalised_share": 0.5}), base=_tiny3())
+
+
+# ------------------------------------------------------------------ econ against the reference
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+# econ's result attribute -> the reference's output (monthly lists, then scalars). Attributes that
+# econ's result does not have are reported by name (test_econ_reports_every_compared_figure).
+MONTHLY = {
+    "mw_online": "mw_online",
+    "rent": "rent",
+    "capacity_streams": "capacity_streams",
+    "api_tokens_wanted": "api_tokens_wanted",
+    "api_tokens_served": "api_tokens_served",
+    "ultrafast_adoption": "ultrafast_adoption",
+    "utilization": "utilization",
+    "eligible": "eligible",
+    "plus_cap_hit": "plus_cap_hit",
+    "pro": "pro",
+    "pro_counterfactual": "pro_counterfactual",
+    "subscription_revenue": "subscription_revenue",
+    "api_revenue": "api_revenue",
+    "backfill_tokens": "backfill_tokens",
+    "tokens_served": "tokens_served",
+    "tokens_added_to_gpus": "tokens_added_to_gpus",
+    "gpu_savings": "gpu_savings_usd",
+    "net_cash_flow": "net_cash_flow",
+}
+SCALAR = {
+    "npv": "npv_usd",
+    "npv_without_terminal_value": "npv_without_terminal_value_usd",
+    "npv_at_term": "npv_at_term_usd",
+    "terminal_value": "terminal_value_usd",
+    "payback_months": "payback_months",
+    "discounted_payback_months": "discounted_payback_months",
+    "irr_annual": "irr_annual",
+    "profitability_index": "profitability_index",
+    "realised_cost_per_mtok": "realised_cost_per_mtok_usd",
+    "rent_npv": "rent_npv_usd",
+}
+
+
+def _disagreements(pairs=(), scenario=None, rel: float = 1e-9) -> list[str]:
+    """Every figure where econ and the reference differ by more than rel: 'name month: econ vs
+    reference' (months from 1). The reference reads the data itself, with the same overrides."""
+    import numpy as np
+
+    import econ
+    from econ.model import evaluate
+
+    a = econ.load(DATA)
+    if scenario is not None:
+        a = a.with_scenario(scenario)
+    a = a.with_overrides(list(pairs))
+    r = evaluate(a)
+    ref = rm.run(rm.load(DATA, scenario, pairs), base=rm.bundled())
+    scale = max(1.0, max(abs(x) for x in ref["net_cash_flow"]))
+    bad = []
+    for ours, theirs in MONTHLY.items():
+        if not hasattr(r, ours):
+            bad.append(f"{ours}: not in econ's result")
+            continue
+        got = np.asarray(getattr(r, ours))[0]
+        want = [math.nan if x is None else x for x in ref[theirs]]
+        floor = max([abs(x) for x in want if math.isfinite(x)] + [1e-12])
+        if "usd" in theirs or ours in ("rent", "net_cash_flow"):
+            floor = max(floor, scale)
+        for t, (g, w) in enumerate(zip(got, want, strict=True), start=1):
+            if math.isnan(w) and math.isnan(g):
+                continue
+            if not abs(g - w) <= rel * max(abs(w), floor * 1e-3):
+                bad.append(f"{ours} month {t}: econ {g!r} reference {w!r}")
+    for ours, theirs in SCALAR.items():
+        if not hasattr(r, ours):
+            bad.append(f"{ours}: not in econ's result")
+            continue
+        g, w = float(np.asarray(getattr(r, ours))[0]), ref[theirs]
+        if w is None:
+            if not math.isnan(g):
+                bad.append(f"{ours}: econ {g!r} reference None")
+        elif not abs(g - w) <= rel * max(abs(w), scale if "npv" in ours else 1e-3):
+            bad.append(f"{ours}: econ {g!r} reference {w!r}")
+    return bad
+
+
+@econ_only
+def test_defaults_agree_with_the_reference_model():
+    assert _disagreements() == []
+
+
+@econ_only
+@pytest.mark.parametrize("basis", ["data", "transferred", "physics"])
+@pytest.mark.parametrize("offer", ["auto", "on", "off"])
+def test_every_basis_and_offer_agrees_with_the_reference_model(basis, offer):
+    pairs = [("capacity.basis", basis), ("capacity.subscriber_offer", offer)]
+    assert _disagreements(pairs) == []
+
+
+@econ_only
+def test_random_override_sets_agree_with_the_reference_model():
+    import econ
+
+    base = econ.load(DATA)
+    rng = random.Random(20261201)
+    rows = [s for s in base.sensitivity if s.distribution in ("uniform", "triangular", "pert")]
+    for case in range(12):
+        pairs = [(s.key, repr(rng.uniform(s.low, s.high))) for s in rng.sample(rows, 8)]
+        if case % 3 == 1:
+            pairs.append(("contract.pay_as_delivered", "0"))
+        if case % 4 == 2:
+            pairs.append(("finance.terminal_value", "0"))
+        if case % 5 == 3:
+            pairs.append(("api.speed_nest_lambda", repr(rng.uniform(0.3, 1))))
+        if case % 6 == 4:
+            pairs += [("contract.tranche_mw", "150"), ("contract.tranche_months", "6")]
+        assert _disagreements(pairs, rel=1e-8) == [], pairs
+
+
+@econ_only
+@pytest.mark.parametrize("scenario", sorted(p.stem for p in (DATA / "scenarios").glob("*.csv")))
+def test_every_bundled_scenario_agrees_with_the_reference_model(scenario):
+    assert _disagreements(scenario=scenario, rel=1e-8) == []
