@@ -542,3 +542,80 @@ def test_random_override_sets_agree_with_the_reference_model():
 @pytest.mark.parametrize("scenario", sorted(p.stem for p in (DATA / "scenarios").glob("*.csv")))
 def test_every_bundled_scenario_agrees_with_the_reference_model(scenario):
     assert _disagreements(scenario=scenario, rel=1e-8) == []
+
+
+# ------------------------------------------------------------------ served speeds, bases, g$ in a run
+
+
+def _physics3(**over) -> dict:
+    """The tiny scenario on platform x given the b300 example's physics (ceiling 144 tok/s, so
+    a tier is served at or below 129.6 tok/s), x also the GPU platform, its GPU cost derived."""
+    from test_reference_model import _physics
+
+    v = _physics(**{"capacity.gpu_cost_per_mtok_usd": "", "hardware.x.rent_usd_per_hour": 2.0})
+    return v | over
+
+
+def test_gpu_tiers_take_the_fastest_feasible_grid_speed_and_their_cost():
+    # standard 10 and fast 140 tok/s: 10 <= 129.6 (m = 1); 140 > 129.6, 0.9 x 140 = 126 (m = 0.9)
+    v = _physics3(**{"tiers.fast.tokens_per_s": 140})
+    r = rm.run(v, base=v)
+    assert r["served_tokens_per_s"]["standard"] == 10.0
+    assert r["served_tokens_per_s"]["fast"] == pytest.approx(126.0, rel=1e-15)
+    assert r["below_grid"] == []
+    # g$_i = 2 x 730.5 x 1000 / (2.17 x 1.2) / (Env(s_i) x SPM x 0.5) x 1e6
+    per_mw_month = 2 * 730.5 * 1000 / (2.17 * 1.2)
+    for tier in ("standard", "fast"):
+        env = rm.envelope(v, "x", r["served_tokens_per_s"][tier])["physics_tokens_per_s_per_mw"]
+        want = per_mw_month / (env * SPM * 0.5) * 1e6
+        assert r["gpu_cost_per_mtok_usd"][tier] == pytest.approx(want, rel=1e-12)
+    # fast at 300: even 0.5 x 300 = 150 > 129.6: served at 0.9 x 144 = 129.6 and flagged
+    v = _physics3(**{"tiers.fast.tokens_per_s": 300})
+    r = rm.run(v, base=v)
+    assert r["served_tokens_per_s"]["fast"] == pytest.approx(129.6, rel=1e-12)
+    assert r["below_grid"] == ["fast"]
+    # an override: every GPU tier at its tier speed and the stated cost
+    v = _physics3(**{"tiers.fast.tokens_per_s": 300, "capacity.gpu_cost_per_mtok_usd": 3.0})
+    r = rm.run(v, base=v)
+    assert r["served_tokens_per_s"]["fast"] == 300.0 and r["below_grid"] == []
+    assert r["gpu_cost_per_mtok_usd"] == {"standard": 3.0, "fast": 3.0}
+    assert r["gpu_cost_overridden"] is True
+
+
+def test_gpu_cost_without_an_hourly_rent_is_the_levelised_buy_cost():
+    # rent blank: the buy NPV of the GPU platform on the contract's ramp and term over sum MW_t d_t
+    v = _tiny()
+    w = dict(v)
+    d = [1.1 ** (-t / 12) for t in (1, 2)]
+    assert rm._gpu_cost_per_mw_month(v, "x") == pytest.approx(
+        rm.buy_npv(w) / (1.5 * d[0] + 3 * d[1]), rel=1e-14
+    )
+
+
+def test_transferred_basis_scales_the_envelope_by_eta_and_frontier_scale():
+    # the two frontier points of x measured on model m (= the served model) from a vendor page:
+    # eta = sqrt(2000 / Env(10) x 1000 / Env(100)), capped at 1
+    v = _physics3()
+    v |= {f"models.m.{rm.MODEL_COLUMNS[k]}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
+    v |= {f"frontier.{i}.model": "m" for i in ("x_10", "x_100")}
+    v |= {f"frontier.{i}.source": "Vendor page" for i in ("x_10", "x_100")}
+    v["capacity.basis"] = "transferred"
+    env = {s: rm.envelope(v, "x", s)["physics_tokens_per_s_per_mw"] for s in (10, 100)}
+    eta = math.sqrt(2000 / env[10] * 1000 / env[100])
+    assert eta < 1
+    r = rm.run(v, base=v, max_multiplier=1.0)
+    assert r["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
+    assert r["throughput_per_mw_ultrafast"] == pytest.approx(eta * env[100], rel=1e-12)
+    assert r["throughput_per_mw_standard"] == pytest.approx(eta * env[10], rel=1e-12)
+    # frontier_scale 2 (an override, not the base data): doubles the throughput, eta stays
+    w = v | {"hardware.x.frontier_scale": 2.0}
+    r2 = rm.run(w, base=v, max_multiplier=1.0)
+    assert r2["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
+    assert r2["throughput_per_mw_ultrafast"] == pytest.approx(2 * eta * env[100], rel=1e-12)
+    # a hardware override moves the envelope, not eta (eta is a constant of the data)
+    w = v | {"hardware.x.bandwidth_tb_s": 16}
+    r3 = rm.run(w, base=v, max_multiplier=1.0)
+    assert r3["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
+    env16 = rm.envelope(w, "x", 100)["physics_tokens_per_s_per_mw"]
+    assert env16 > env[100]
+    assert r3["throughput_per_mw_ultrafast"] == pytest.approx(eta * env16, rel=1e-12)
