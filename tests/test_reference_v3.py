@@ -25,6 +25,88 @@ SPM, SPW = 2_629_800, 604_800
 econ_only = pytest.mark.skipif(not ECON, reason="econ does not implement version 3 yet")
 
 
+class _Reference:
+    """The mechanisms of tests/reference_model.py behind one small interface."""
+
+    name = "reference"
+
+    def calibrate(self, vol, D, eps, p_ref, wtp, lam, prices, speeds):
+        return rm.logit_calibrate(vol, D, eps, p_ref, wtp, lam, prices, speeds)
+
+    def figures(self, c) -> dict:
+        """M, q_0, beta and the implied premium (alpha_u - alpha_s) / beta of a calibration."""
+        premium = (c["alpha"]["ultrafast"] - c["alpha"]["standard"]) / c["beta"]
+        return {
+            "M": c["M"], "q0": c["q0"], "beta": c["beta"], "gamma": c["gamma"],
+            "alpha": dict(c["alpha"]), "premium": premium,
+        }  # fmt: skip
+
+    def shares(self, c, prices, speeds, with_ultrafast=True) -> dict:
+        x = rm.logit_shares(c, prices, speeds, with_ultrafast)
+        return {k: x[k] for k in ("standard", "fast", "ultrafast", "outside")}
+
+    def diversion(self, c, prices, speeds) -> dict:
+        return rm.diversion_shares(c, prices, speeds)[0]
+
+    def allocate(self, mw, pta, uses) -> dict:
+        return rm.allocate(mw, pta, uses)
+
+
+class _Econ:
+    """The same mechanisms in econ (econ.revenue.choice, econ.revenue.allocation)."""
+
+    name = "econ"
+
+    def calibrate(self, vol, D, eps, p_ref, wtp, lam, prices, speeds):
+        from econ.revenue import choice
+
+        return choice.calibrate(
+            vol["standard"], vol["fast"], vol["ultrafast"], D, prices["standard"], prices["fast"],
+            p_ref, eps, wtp, speeds["standard"], speeds["fast"], speeds["ultrafast"], lam,
+        )  # fmt: skip
+
+    def figures(self, c) -> dict:
+        alpha = {"standard": c.alpha_s, "fast": c.alpha_f, "ultrafast": c.alpha_u}
+        return {
+            "M": float(c.market), "q0": float(c.q_0), "beta": float(c.beta), "gamma": float(c.gamma),
+            "alpha": {k: float(x) for k, x in alpha.items()}, "premium": float(c.premium()),
+        }  # fmt: skip
+
+    @staticmethod
+    def _tuple(d, keys=("standard", "fast", "ultrafast")):
+        return tuple(d[k] for k in keys)
+
+    def shares(self, c, prices, speeds, with_ultrafast=True) -> dict:
+        from econ.revenue import choice
+
+        x = choice.shares(c, self._tuple(prices), self._tuple(speeds), with_ultrafast)
+        return dict(zip(("standard", "fast", "ultrafast", "outside"), map(float, x), strict=True))
+
+    def diversion(self, c, prices, speeds) -> dict:
+        from econ.revenue import choice
+
+        ch = choice.choice(c, self._tuple(prices), self._tuple(speeds), (0.0, 0.0), 0.0)
+        return {"standard": float(ch.diversion_standard), "fast": float(ch.diversion_fast)}
+
+    def allocate(self, mw, pta, uses) -> dict:
+        from econ.revenue.allocation import allocate
+
+        peak = ("api", "subscriber", "backfill_peak")
+        y = allocate(
+            mw, pta, tuple(uses[n][0] for n in peak), tuple(uses[n][1] for n in peak),
+            uses["flexible"][0], uses["flexible"][1],
+        )  # fmt: skip
+        return dict(zip((*peak, "flexible"), map(float, y), strict=True))
+
+
+IMPLS = [_Reference()] + ([_Econ()] if ECON else [])
+
+
+@pytest.fixture(params=IMPLS, ids=lambda i: i.name)
+def impl(request):
+    return request.param
+
+
 # ------------------------------------------------------------------ 0.4 the logit by hand
 
 # Three tiers: V_s = 30, V_f = 10, V_u = 10 (tokens a month, any unit), D = 0.5.
@@ -38,40 +120,41 @@ PRICES = {"standard": 10.0, "fast": 20.0, "ultrafast": 40.0}
 SPEEDS = {"standard": 54.0, "fast": 134.0, "ultrafast": 750.0}
 
 
-def _cal(lam: float = 1.0, wtp: float = 0.0, D: float = 0.5, eps: float = 1.0) -> dict:
-    return rm.logit_calibrate(VOL, D, eps, 40.0, wtp, lam, PRICES, SPEEDS)
+def _cal(impl, lam: float = 1.0, wtp: float = 0.0, D: float = 0.5, eps: float = 1.0):
+    return impl.calibrate(VOL, D, eps, 40.0, wtp, lam, PRICES, SPEEDS)
 
 
-def test_logit_market_size_and_outside_share_from_the_diversion_share():
-    c = _cal()
-    assert c["M"] == pytest.approx(90, rel=1e-15)
-    assert c["q0"] == pytest.approx(4 / 9, rel=1e-14)
-    assert c["beta"] == pytest.approx(9 / 320, rel=1e-15)
-    x = rm.logit_shares(c, PRICES, SPEEDS)
+def test_logit_market_size_and_outside_share_from_the_diversion_share(impl):
+    c = _cal(impl)
+    fig = impl.figures(c)
+    assert fig["M"] == pytest.approx(90, rel=1e-15)
+    assert fig["q0"] == pytest.approx(4 / 9, rel=1e-14)
+    assert fig["beta"] == pytest.approx(9 / 320, rel=1e-15)
+    x = impl.shares(c, PRICES, SPEEDS)
     assert [x["standard"], x["fast"], x["ultrafast"], x["outside"]] == pytest.approx(
         [1 / 3, 1 / 9, 1 / 9, 4 / 9], rel=1e-13
     )
     # the share that ultrafast takes from the lab's tiers is D: D_s = (1/3) / (8/9) = 3/8,
     # D_f = (1/9) / (8/9) = 1/8, D_s + D_f = 1/2 (IIA: x_j / (1 - x_u))
-    d, _, x0 = rm.diversion_shares(c, PRICES, SPEEDS)
+    d = impl.diversion(c, PRICES, SPEEDS)
     assert (d["standard"], d["fast"]) == pytest.approx((3 / 8, 1 / 8), rel=1e-12)
+    x0 = impl.shares(c, PRICES, SPEEDS, False)
     # without ultrafast: exp(v) 3/4 and 1/4 over 1 + 3/4 + 1/4 = 2 -> 3/8 and 1/8 of M
     assert (x0["standard"], x0["fast"], x0["ultrafast"]) == pytest.approx(
         (3 / 8, 1 / 8, 0), rel=1e-13
     )
     # (alpha_u - alpha_s) / beta with gamma = 0: (ln(q_u / q_s) + beta (40 - 10)) / beta
     # = ln(1/3) x 320/9 + 30 = -39.0618 + 30 = -9.0618 USD per 1M tokens
-    premium = (c["alpha"]["ultrafast"] - c["alpha"]["standard"]) / c["beta"]
-    assert premium == pytest.approx(-9.061770263755015, rel=1e-12)
+    assert fig["premium"] == pytest.approx(-9.061770263755015, rel=1e-12)
 
 
-def _elasticity(c, target: str, price_of: str, lam_prices=PRICES, h: float = 1e-4) -> float:
+def _elasticity(impl, c, target: str, price_of: str, lam_prices=PRICES, h: float = 1e-4) -> float:
     """d ln x_target / d ln p_price_of by a central difference (relative step h)."""
 
     def share(p):
         prices = dict(lam_prices)
         prices[price_of] = p
-        return rm.logit_shares(c, prices, SPEEDS)[target]
+        return impl.shares(c, prices, SPEEDS)[target]
 
     p = lam_prices[price_of]
     return (math.log(share(p * (1 + h))) - math.log(share(p * (1 - h)))) / (
@@ -79,40 +162,42 @@ def _elasticity(c, target: str, price_of: str, lam_prices=PRICES, h: float = 1e-
     )
 
 
-def test_logit_own_and_cross_price_elasticities_by_hand():
-    c = _cal()
+def test_logit_own_and_cross_price_elasticities_by_hand(impl):
+    c = _cal(impl)
     # own: -beta p_u (1 - x_u) = -(9/320)(40)(8/9) = -1 (the point elasticity it was calibrated on)
-    assert _elasticity(c, "ultrafast", "ultrafast") == pytest.approx(-1.0, rel=1e-7)
+    assert _elasticity(impl, c, "ultrafast", "ultrafast") == pytest.approx(-1.0, rel=1e-7)
     # cross: beta p_u x_u = (9/320)(40)(1/9) = 1/8 for every other tier and the outside option
     for j in ("standard", "fast", "outside"):
-        assert _elasticity(c, j, "ultrafast") == pytest.approx(0.125, rel=1e-7)
+        assert _elasticity(impl, c, j, "ultrafast") == pytest.approx(0.125, rel=1e-7)
     # the standard price: own -beta p_s (1 - x_s) = -(9/320)(10)(2/3) = -0.1875;
     # cross on ultrafast beta p_s x_s = (9/320)(10)(1/3) = 0.09375
-    assert _elasticity(c, "standard", "standard") == pytest.approx(-0.1875, rel=1e-7)
-    assert _elasticity(c, "ultrafast", "standard") == pytest.approx(0.09375, rel=1e-7)
+    assert _elasticity(impl, c, "standard", "standard") == pytest.approx(-0.1875, rel=1e-7)
+    assert _elasticity(impl, c, "ultrafast", "standard") == pytest.approx(0.09375, rel=1e-7)
     # elasticity 2: beta doubles, the own elasticity at p_ref is -2
-    assert _elasticity(_cal(eps=2.0), "ultrafast", "ultrafast") == pytest.approx(-2.0, rel=1e-7)
+    assert _elasticity(impl, _cal(impl, eps=2.0), "ultrafast", "ultrafast") == pytest.approx(
+        -2.0, rel=1e-7
+    )
 
 
-def test_logit_share_at_twice_the_reference_price_by_hand():
+def test_logit_share_at_twice_the_reference_price_by_hand(impl):
     # p_u = 80: v_u falls by beta x 40 = 9/8. x_u = (1/4) e^(-9/8) / (2 + (1/4) e^(-9/8))
     # = 0.0811631 / 2.0811631 = 0.0389989
-    x = rm.logit_shares(_cal(), PRICES | {"ultrafast": 80.0}, SPEEDS)
+    x = impl.shares(_cal(impl), PRICES | {"ultrafast": 80.0}, SPEEDS)
     assert x["ultrafast"] == pytest.approx(0.03899892141219575, rel=1e-13)
     # the others keep their ratios (IIA): standard / fast = 3
     assert x["standard"] / x["fast"] == pytest.approx(3, rel=1e-13)
 
 
-def test_a_halved_speed_costs_the_willingness_to_pay_for_a_doubling():
+def test_a_halved_speed_costs_the_willingness_to_pay_for_a_doubling(impl):
     # gamma = beta w / ln 2: serving at half the tier speed lowers v_u by gamma ln 2 = beta w,
     # exactly what a price w higher does
-    c = _cal(wtp=10.0)
-    slow = rm.logit_shares(c, PRICES, SPEEDS | {"ultrafast": 375.0})
-    dear = rm.logit_shares(c, PRICES | {"ultrafast": 50.0}, SPEEDS)
+    c = _cal(impl, wtp=10.0)
+    slow = impl.shares(c, PRICES, SPEEDS | {"ultrafast": 375.0})
+    dear = impl.shares(c, PRICES | {"ultrafast": 50.0}, SPEEDS)
     for k in ("standard", "fast", "ultrafast", "outside"):
         assert slow[k] == pytest.approx(dear[k], rel=1e-13)
     # and at the tier speeds the calibration holds whatever gamma is
-    x = rm.logit_shares(c, PRICES, SPEEDS)
+    x = impl.shares(c, PRICES, SPEEDS)
     assert x["ultrafast"] == pytest.approx(1 / 9, rel=1e-13)
 
 
@@ -124,13 +209,13 @@ def _plain_logit(alpha, beta, gamma, prices, speeds, with_u=True):
     return {i: e.get(i, 0.0) / den for i in ("standard", "fast", "ultrafast")}
 
 
-def test_nest_with_lambda_one_is_the_plain_logit():
+def test_nest_with_lambda_one_is_the_plain_logit(impl):
     rng = random.Random(3)
     for _ in range(50):
         vol = {k: rng.uniform(1, 100) for k in VOL}
         prices = {k: rng.uniform(1, 100) for k in PRICES}
         speeds = {k: rng.uniform(20, 1500) for k in SPEEDS}
-        c = rm.logit_calibrate(
+        c = impl.calibrate(
             vol,
             rng.uniform(0.2, 0.9),
             rng.uniform(0.3, 2),
@@ -142,19 +227,20 @@ def test_nest_with_lambda_one_is_the_plain_logit():
         )
         at = {k: rng.uniform(1, 100) for k in PRICES}
         sp = {k: rng.uniform(20, 1500) for k in SPEEDS}
-        want = _plain_logit(c["alpha"], c["beta"], c["gamma"], at, sp)
-        got = rm.logit_shares(c, at, sp)
+        fig = impl.figures(c)
+        want = _plain_logit(fig["alpha"], fig["beta"], fig["gamma"], at, sp)
+        got = impl.shares(c, at, sp)
         for k in want:
             assert got[k] == pytest.approx(want[k], rel=1e-12)
-        want0 = _plain_logit(c["alpha"], c["beta"], c["gamma"], at, sp, with_u=False)
-        got0 = rm.logit_shares(c, at, sp, with_ultrafast=False)
+        want0 = _plain_logit(fig["alpha"], fig["beta"], fig["gamma"], at, sp, with_u=False)
+        got0 = impl.shares(c, at, sp, False)
         for k in want0:
             assert got0[k] == pytest.approx(want0[k], rel=1e-12, abs=1e-300)
 
 
-def test_nest_reproduces_the_calibration_and_diverts_more_to_fast():
-    c = _cal(lam=0.5)
-    x = rm.logit_shares(c, PRICES, SPEEDS)
+def test_nest_reproduces_the_calibration_and_diverts_more_to_fast(impl):
+    c = _cal(impl, lam=0.5)
+    x = impl.shares(c, PRICES, SPEEDS)
     assert [x["standard"], x["fast"], x["ultrafast"]] == pytest.approx(
         [1 / 3, 1 / 9, 1 / 9], rel=1e-13
     )
@@ -162,13 +248,18 @@ def test_nest_reproduces_the_calibration_and_diverts_more_to_fast():
     # fast (same nest): beta p_u (x_u + (1 - lam)/lam P(u|nest)) = (9/8)(1/9 + 1/2) = 0.6875
     # standard (other nest): beta p_u x_u = 0.125
     # own: -beta p_u (1/lam - (1 - lam)/lam P(u|nest) - x_u) = -(9/8)(2 - 1/2 - 1/9) = -1.5625
-    assert _elasticity(c, "fast", "ultrafast") == pytest.approx(0.6875, rel=1e-7)
-    assert _elasticity(c, "standard", "ultrafast") == pytest.approx(0.125, rel=1e-7)
-    assert _elasticity(c, "ultrafast", "ultrafast") == pytest.approx(-1.5625, rel=1e-7)
+    assert _elasticity(impl, c, "fast", "ultrafast") == pytest.approx(0.6875, rel=1e-7)
+    assert _elasticity(impl, c, "standard", "ultrafast") == pytest.approx(0.125, rel=1e-7)
+    assert _elasticity(impl, c, "ultrafast", "ultrafast") == pytest.approx(-1.5625, rel=1e-7)
     # diversion: without ultrafast the nest holds fast alone, I = v_f; exp(v_f) = q_f/q_0 ... the
     # fast tier regains more than IIA's 1/8 of an ultrafast token
-    d, _, _ = rm.diversion_shares(c, PRICES, SPEEDS)
-    assert d["fast"] > 1 / 8 and d["standard"] < 3 / 8
+    # without ultrafast the nest holds fast alone (I = v_f); at calibration
+    # v_f = lam ln(q_f / (q_f + q_u)) + ln((q_f + q_u) / q_0) = 0.5 ln(1/2) + ln(1/2), exp(v_f) = 0.5^1.5
+    # = 0.353553, exp(v_s) = 3/4: x0_f = 0.353553 / 2.103553 = 0.168074, x0_s = 0.75 / 2.103553
+    # = 0.356540. D_f = 9 x 0.168074 - 1 = 0.512669 (IIA: 1/8), D_s = 9 x 0.356540 - 3 = 0.208856
+    d = impl.diversion(c, PRICES, SPEEDS)
+    assert d["fast"] == pytest.approx(0.5126692431809572, rel=1e-12)
+    assert d["standard"] == pytest.approx(0.2088560386367324, rel=1e-12)
 
 
 # ------------------------------------------------------------------ 0.2 the monthly allocation
@@ -179,7 +270,7 @@ def _lp_optimum(mw, pta, uses):
     from scipy.optimize import linprog
 
     names = ("api", "subscriber", "backfill_peak", "flexible")
-    c = [-min(uses[n][1], 1e12) for n in names]
+    c = [-min(uses[n][1], 1e9) for n in names]  # +inf ("on"): a value above every other
     a_ub = [[pta, pta, pta, 0.0], [1.0, 1.0, 1.0, 1.0]]
     res = linprog(
         c, A_ub=a_ub, b_ub=[mw, mw], bounds=[(0, uses[n][0]) for n in names], method="highs"
@@ -189,50 +280,57 @@ def _lp_optimum(mw, pta, uses):
 
 
 def _value(uses, y):
-    return sum(uses[n][1] * y[n] for n in uses)
+    return sum(min(uses[n][1], 1e9) * y[n] for n in uses)
 
 
-def test_allocation_by_hand():
+def test_allocation_by_hand(impl):
     # MW 10, peak-to-average 2: peak room 5 average MW, average room 10.
     # api Y 3 rho 5; subscribers Y 4 rho 3; peak-shaped backfill Y 10 rho 1; flexible Y 4 rho 2.
     # Flexible (rho 2) is worth more than peak backfill (rho 1): it keeps its 4 average MW.
     # api 3, subscribers 2 (peak room 5 - 3), peak backfill 0 (room min(5, 10 - 4) - 5 = 0),
     # flexible min(4, 10 - 5) = 4. Value 15 + 6 + 0 + 8 = 29.
     uses = {"api": (3, 5), "subscriber": (4, 3), "backfill_peak": (10, 1), "flexible": (4, 2)}
-    y = rm.allocate(10, 2, uses)
+    y = impl.allocate(10, 2, uses)
     assert y == pytest.approx({"api": 3, "subscriber": 2, "backfill_peak": 0, "flexible": 4})
     assert _value(uses, y) == pytest.approx(29) == pytest.approx(_lp_optimum(10, 2, uses))
     # flexible volume larger than the MW: it takes all 10 and peak backfill nothing (5 x 1 + 5 x 2 = 15 < 20)
     uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 1), "flexible": (20, 2)}
-    y = rm.allocate(10, 2, uses)
+    y = impl.allocate(10, 2, uses)
     assert y == pytest.approx({"api": 0, "subscriber": 0, "backfill_peak": 0, "flexible": 10})
     # peak backfill worth more than flexible: 5 at peak (the peak room), flexible the other 5
     uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 3), "flexible": (20, 2)}
-    assert rm.allocate(10, 2, uses) == pytest.approx(
+    assert impl.allocate(10, 2, uses) == pytest.approx(
         {"api": 0, "subscriber": 0, "backfill_peak": 5, "flexible": 5}
     )
     # a use of negative value (subscribers worth less than nothing) gets nothing
     uses = {"api": (1, 5), "subscriber": (4, -1), "backfill_peak": (0, 1), "flexible": (0, 2)}
-    assert rm.allocate(10, 2, uses)["subscriber"] == 0
+    assert impl.allocate(10, 2, uses)["subscriber"] == 0
     # subscribers "on" (value +inf) are served first, before a dearer API
     uses = {"api": (4, 5), "subscriber": (4, math.inf), "backfill_peak": (0, 1), "flexible": (0, 2)}
-    assert rm.allocate(10, 2, uses) == pytest.approx(
+    assert impl.allocate(10, 2, uses) == pytest.approx(
         {"api": 1, "subscriber": 4, "backfill_peak": 0, "flexible": 0}
     )
 
 
-def test_allocation_equals_the_lp_optimum_on_random_cases():
+def test_allocation_equals_the_lp_optimum_on_random_cases(impl):
     rng = random.Random(11)
     for _ in range(400):
         mw, pta = rng.uniform(0.1, 10), rng.choice([1.0, 1.5, 2.0, 3.0, rng.uniform(1, 5)])
         uses = {
             n: (
                 rng.choice([0.0, rng.uniform(0, 12)]),
-                rng.choice([rng.uniform(-2, 6), rng.uniform(0, 6)]),
+                rng.choice(
+                    [rng.uniform(-2, 6), rng.uniform(0, 6), math.inf if n == "subscriber" else 1.0]
+                ),
             )
-            for n in ("api", "subscriber", "backfill_peak", "flexible")
+            for n in ("api", "subscriber", "backfill_peak")
         }
-        y = rm.allocate(mw, pta, uses)
+        # flexible backfill is worth flexible_value_share x g$ >= 0 (a share of a cost)
+        uses["flexible"] = (
+            rng.choice([0.0, rng.uniform(0, 12)]),
+            rng.choice([0.0, rng.uniform(0, 6)]),
+        )
+        y = impl.allocate(mw, pta, uses)
         # feasible
         assert pta * (y["api"] + y["subscriber"] + y["backfill_peak"]) <= mw * (1 + 1e-12)
         assert sum(y.values()) <= mw * (1 + 1e-12)
@@ -619,3 +717,70 @@ def test_transferred_basis_scales_the_envelope_by_eta_and_frontier_scale():
     env16 = rm.envelope(w, "x", 100)["physics_tokens_per_s_per_mw"]
     assert env16 > env[100]
     assert r3["throughput_per_mw_ultrafast"] == pytest.approx(eta * env16, rel=1e-12)
+
+
+# ------------------------------------------------------------------ hand figures on the bundled data
+
+
+def _bundled_run(impl, pairs) -> dict:
+    """A few monthly paths and figures of the bundled data with overrides, from either side."""
+    if impl.name == "reference":
+        r = rm.run(rm.load(DATA, None, pairs), base=rm.bundled())
+        return {k: r[k] for k in ("mw_online", "rent", "pro_counterfactual", "ultrafast_adoption")}
+    import numpy as np
+
+    import econ
+    from econ.model import evaluate
+
+    r = evaluate(econ.load(DATA).with_overrides(list(pairs)))
+    names = ("mw_online", "rent", "pro_counterfactual", "ultrafast_adoption")
+    return {k: [float(x) for x in np.asarray(getattr(r, k))[0]] for k in names}
+
+
+def _num(key: str) -> float:
+    return float(rm.load(DATA)[key])
+
+
+@econ_only
+@pytest.mark.parametrize(
+    ("growth", "price", "elasticity"),
+    [(0.0, None, None), (0.01, None, None), (0.0, 250, 1.0), (-0.01, 150, 2.0)],
+)
+def test_no_deal_month_one_on_the_bundled_data(impl, growth, price, elasticity):
+    # P0_1 = P_0 (1 - churn) + pf x u0_1 x N_1 with u0_1 N_1 = P_0 (churn + g), whatever the cap
+    # hits: P0_1 = P_0 (1 - c + pf (c + g)), pf = (price / reference)^(-elasticity)
+    pairs = [("market.pro_growth_monthly", repr(growth))]
+    if price is not None:
+        pairs += [
+            ("plans.pro.price_usd_month", repr(price)),
+            ("conversion.pro_price_elasticity", repr(elasticity)),
+        ]
+    p0, c = _num("market.pro_subscribers_start"), _num("conversion.pro_churn_monthly")
+    pf = 1.0 if price is None else (price / _num("plans.pro.price_ref_usd_month")) ** -elasticity
+    got = _bundled_run(impl, pairs)["pro_counterfactual"][0]
+    assert got == pytest.approx(p0 * (1 - c + pf * (c + growth)), rel=1e-12)
+
+
+@econ_only
+def test_tranches_and_burn_on_the_bundled_data(impl):
+    # 750 MW in tranches of 250 MW every 12 months: 250 (months 1-12), 500 (13-24), 750 (25-30)
+    r = _bundled_run(impl, [("contract.tranche_mw", "250"), ("contract.tranche_months", "12")])
+    T = int(_num("contract.term_months"))
+    want = [250.0] * 12 + [500.0] * 12 + [750.0] * (T - 24)
+    assert r["mw_online"][:T] == pytest.approx(want, rel=1e-15)
+    assert r["rent"][:T] == pytest.approx(
+        [_num("contract.value_usd") * m / sum(want) for m in want], rel=1e-12
+    )
+    # subscribers "on" with ample capacity take the wanted adoption x (m_ref / m)^eta:
+    # multiplier twice the reference, elasticity 0.5 -> adoption / sqrt(2)
+    m_ref = _num("usage.adoption_ref_multiplier")
+    pairs = [
+        ("capacity.subscriber_offer", "on"),
+        ("tiers.ultrafast.usage_multiplier", repr(2 * m_ref)),
+        ("usage.adoption_burn_elasticity", "0.5"),
+        ("contract.ramp_months", "0"),
+    ]
+    r = _bundled_run(impl, pairs)
+    assert r["ultrafast_adoption"][0] == pytest.approx(
+        _num("tiers.ultrafast.adoption") / math.sqrt(2), rel=1e-12
+    )
