@@ -1115,8 +1115,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         below_grid=list(c["below_grid"]),
         realisation_factor={"contract": c["contract"].eta, "gpu": c["gpu"].eta},
         realisation_points={"contract": c["contract"].eta_points, "gpu": c["gpu"].eta_points},
-        api_margin_per_mtok_usd=m_u,
-        diversion=D,
+        # reading: a tier that is not offered has no margin per token and diverts nothing
+        api_margin_per_mtok_usd=m_u if offered else None,
+        diversion=D if offered else {j: None for j in _LAB_TIERS},
         shares=x,
         shares_without_ultrafast=x0,
         market_tokens_per_month=M,

@@ -529,22 +529,37 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 MONTHLY = {
     "mw_online": "mw_online",
     "rent": "rent",
+    "discount": "discount",
     "capacity_streams": "capacity_streams",
     "api_tokens_wanted": "api_tokens_wanted",
     "api_tokens_served": "api_tokens_served",
+    "api_streams_peak": "api_streams_peak",
+    "subscriber_streams_peak": "subscriber_streams_peak",
     "ultrafast_adoption": "ultrafast_adoption",
     "utilization": "utilization",
+    "plus_pool": "plus_pool",
     "eligible": "eligible",
+    "token_efficiency": "token_efficiency",
     "plus_cap_hit": "plus_cap_hit",
+    "plus_cap_hit_counterfactual": "plus_cap_hit_counterfactual",
     "pro": "pro",
     "pro_counterfactual": "pro_counterfactual",
+    "incremental_pro": "incremental_pro",
     "subscription_revenue": "subscription_revenue",
     "api_revenue": "api_revenue",
     "backfill_tokens": "backfill_tokens",
+    "backfill_usd": "backfill_usd",
     "tokens_served": "tokens_served",
+    "tokens_moved_off_gpus": "tokens_moved_off_gpus",
     "tokens_added_to_gpus": "tokens_added_to_gpus",
     "gpu_savings": "gpu_savings_usd",
     "net_cash_flow": "net_cash_flow",
+    "cumulative_cash": "cumulative_cash",
+    "mw_api": "mw_api",
+    "mw_subscriber": "mw_subscriber",
+    "mw_backfill_peak": "mw_backfill_peak",
+    "mw_backfill_flexible": "mw_backfill_flexible",
+    "mw_idle": "mw_idle",
 }
 SCALAR = {
     "npv": "npv_usd",
@@ -557,6 +572,27 @@ SCALAR = {
     "profitability_index": "profitability_index",
     "realised_cost_per_mtok": "realised_cost_per_mtok_usd",
     "rent_npv": "rent_npv_usd",
+    "throughput_per_mw": "throughput_per_mw_ultrafast",
+    "throughput_per_mw_standard": "throughput_per_mw_standard",
+    "served_tokens_per_s_standard": lambda r: r["served_tokens_per_s"]["standard"],
+    "served_tokens_per_s_fast": lambda r: r["served_tokens_per_s"]["fast"],
+    "served_tokens_per_s_ultrafast": lambda r: r["served_tokens_per_s"]["ultrafast"],
+    "served_multiplier": "served_multiplier_ultrafast",
+    "gpu_cost_standard": lambda r: r["gpu_cost_per_mtok_usd"]["standard"],
+    "gpu_cost_fast": lambda r: r["gpu_cost_per_mtok_usd"]["fast"],
+    "api_margin": "api_margin_per_mtok_usd",
+    "api_share_standard": lambda r: r["shares"]["standard"],
+    "api_share_fast": lambda r: r["shares"]["fast"],
+    "api_share_ultrafast": lambda r: r["shares"]["ultrafast"],
+    "api_share_outside": lambda r: r["shares"]["outside"],
+    "api_diversion_standard": lambda r: r["diversion"]["standard"],
+    "api_diversion_fast": lambda r: r["diversion"]["fast"],
+    "api_market_tokens": "market_tokens_per_month",
+    "api_premium": "implied_premium_per_mtok_usd",
+    "pro_base_upgrade": "plus_to_pro_base_monthly",
+    "pro_capped_propensity": "capped_upgrade_propensity",
+    "pro_price_factor": "pro_price_factor",
+    "ultrafast_adoption_wanted": "adoption_wanted",
 }
 
 
@@ -594,7 +630,8 @@ def _disagreements(pairs=(), scenario=None, rel: float = 1e-9) -> list[str]:
         if not hasattr(r, ours):
             bad.append(f"{ours}: not in econ's result")
             continue
-        g, w = float(np.asarray(getattr(r, ours))[0]), ref[theirs]
+        g = float(np.asarray(getattr(r, ours))[0])
+        w = theirs(ref) if callable(theirs) else ref[theirs]
         if w is None:
             if not math.isnan(g):
                 bad.append(f"{ours}: econ {g!r} reference None")
