@@ -81,6 +81,11 @@ V3_KEYS = (
     "plans.pro.price_ref_usd_month",
     "tiers.standard.price_per_mtok_usd",
     "tiers.fast.price_per_mtok_usd",
+    "usage.output_tokens_per_query",
+    "plans.plus.queries_per_day",
+    "plans.pro.queries_per_day",
+    "plans.plus.weekly_quota_queries",
+    "plans.pro.weekly_quota_queries",
 )
 # version 2's keys that version 3 retires, and what replaces each
 RETIRED = {
@@ -88,6 +93,10 @@ RETIRED = {
     "api.standard_price_per_mtok_usd": "tiers.standard.price_per_mtok_usd",
     "conversion.plus_to_pro_base_monthly": "conversion.capped_share_of_upgrades",
     "conversion.capped_upgrade_propensity": "conversion.capped_share_of_upgrades",
+    "plans.plus.weekly_quota_tokens": "plans.plus.weekly_quota_queries",
+    "plans.pro.weekly_quota_tokens": "plans.pro.weekly_quota_queries",
+    "plans.plus.median_weekly_tokens": "plans.plus.queries_per_day",
+    "plans.pro.median_weekly_tokens": "plans.pro.queries_per_day",
 }
 
 
@@ -750,20 +759,14 @@ def _gpu_cost_per_mw_month(v: dict, gpu: str) -> float:
 
 def _plan_usage(v: dict) -> tuple[tuple[float, float], tuple[float, float]]:
     """5.2 with 0.5: each plan's weekly quota and median weekly demand in standard-tier tokens,
-    ((quota, median) of plus, (quota, median) of pro). Given in tokens (weekly_quota_tokens,
-    median_weekly_tokens) or built from public quantities: quota = weekly_quota_queries x
-    usage.output_tokens_per_query; mean weekly demand = queries_per_day x 7 x tokens per query,
-    whose lognormal median is the mean / exp(sigma^2 / 2)."""
+    ((quota, median) of plus, (quota, median) of pro), built from public quantities: quota =
+    weekly_quota_queries x usage.output_tokens_per_query; the mean weekly demand queries_per_day
+    x 7 x tokens per query is a lognormal's mean, whose median is the mean / exp(sigma^2 / 2)."""
+    per_query = _num(v, "usage.output_tokens_per_query")
+    sigma = _num(v, "usage.demand_sigma")
     out = []
     for plan in ("plus", "pro"):
         p = f"plans.{plan}."
-        if not _blank(v.get(p + "weekly_quota_tokens")) or not _blank(
-            v.get(p + "median_weekly_tokens")
-        ):
-            out.append((_num(v, p + "weekly_quota_tokens"), _num(v, p + "median_weekly_tokens")))
-            continue
-        per_query = _num(v, "usage.output_tokens_per_query")
-        sigma = _num(v, "usage.demand_sigma")
         mean = _num(v, p + "queries_per_day") * 7 * per_query
         out.append(
             (_num(v, p + "weekly_quota_queries") * per_query, mean / math.exp(sigma * sigma / 2))
@@ -803,6 +806,7 @@ def _setup(v: dict, base: dict) -> dict:
                 served[i] = _CEILING_SHARE * gc.ceiling
                 below.append(i)
     c["served"], c["below_grid"] = served, below
+    capped: list[str] = []
     if override is not None:
         g_cost = {i: override for i in _LAB_TIERS}
     else:
@@ -815,8 +819,14 @@ def _setup(v: dict, base: dict) -> dict:
                 raise DataError(
                     f"capacity.gpu_platform {gpu} carries no throughput at {served[i]:g} tokens/s"
                 )
-            g_cost[i] = per_mw_month / (thr * SECONDS_PER_MONTH * G) * 1e6
-    c["g"] = g_cost
+            derived = per_mw_month / (thr * SECONDS_PER_MONTH * G) * 1e6
+            # B (changes): the public gross margin bounds a derived cost per token:
+            # g$_i = min(derived, (1 - finance.api_gross_margin) x the tier's list price)
+            cap_i = (1 - f("finance.api_gross_margin")) * f(f"tiers.{i}.price_per_mtok_usd")
+            g_cost[i] = min(derived, cap_i)
+            if derived > cap_i:
+                capped.append(i)
+    c["g"], c["gpu_cost_capped"] = g_cost, capped
     c["gpu_cost_override"] = override is not None
     # backfill runs on the contract at the standard tier's served speed
     c["thr_b"] = cc.thr(served["standard"])
@@ -1112,6 +1122,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         ultrafast_offered=offered,
         gpu_cost_per_mtok_usd=dict(g),
         gpu_cost_overridden=c["gpu_cost_override"],
+        gpu_cost_capped_by_margin=list(c["gpu_cost_capped"]),
         below_grid=list(c["below_grid"]),
         realisation_factor={"contract": c["contract"].eta, "gpu": c["gpu"].eta},
         realisation_points={"contract": c["contract"].eta_points, "gpu": c["gpu"].eta_points},

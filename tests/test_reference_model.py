@@ -198,10 +198,14 @@ def _tiny(**over) -> dict:
         "plans.plus.price_usd_month": 20,
         "plans.pro.price_usd_month": 200,
         "plans.pro.price_ref_usd_month": 200,
-        "plans.plus.weekly_quota_tokens": math.e * 1e3,
-        "plans.plus.median_weekly_tokens": 1e3,
-        "plans.pro.weekly_quota_tokens": 1e19,
-        "plans.pro.median_weekly_tokens": 1e7,
+        # one output token a query: quotas and demand in tokens; a plan's mean weekly demand
+        # 7 x queries a day is the lognormal's mean, its median the mean / exp(sigma^2 / 2):
+        # medians 1e3 (Plus) and 1e7 (Pro) at sigma = 1
+        "usage.output_tokens_per_query": 1,
+        "plans.plus.weekly_quota_queries": math.e * 1e3,
+        "plans.plus.queries_per_day": 1e3 * SQRT_E / 7,
+        "plans.pro.weekly_quota_queries": 1e19,
+        "plans.pro.queries_per_day": 1e7 * SQRT_E / 7,
         "tiers.standard.tokens_per_s": 10,
         "tiers.fast.tokens_per_s": 20,
         "tiers.ultrafast.tokens_per_s": 100,

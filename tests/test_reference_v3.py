@@ -19,7 +19,7 @@ import reference_model as rm  # noqa: E402
 from test_reference_model import _layout, _tiny  # noqa: E402
 
 # Switch on once econ implements version 3: the econ half of each check then runs too.
-ECON = False
+ECON = True
 
 SPM, SPW = 2_629_800, 604_800
 econ_only = pytest.mark.skipif(not ECON, reason="econ does not implement version 3 yet")
@@ -417,7 +417,7 @@ def _tiny3(**over) -> dict:
     world of SF = 0.5 on standard (quota = median) and 0 on fast (a quota 1e6 times larger)."""
     v = _tiny(
         **{
-            "plans.plus.weekly_quota_tokens": 1e3,
+            "plans.plus.weekly_quota_queries": 1e3,
             "tiers.fast.usage_multiplier": 1e-6,
             "tiers.ultrafast.usage_multiplier": 1e6,
             "conversion.max_capped_propensity": 0.05,
@@ -596,7 +596,7 @@ SCALAR = {
 }
 
 
-def _disagreements(pairs=(), scenario=None, rel: float = 1e-9) -> list[str]:
+def _disagreements(pairs=(), scenario=None, rel: float = 1e-9, served=None) -> list[str]:
     """Every figure where econ and the reference differ by more than rel: 'name month: econ vs
     reference' (months from 1). The reference reads the data itself, with the same overrides."""
     import numpy as np
@@ -608,8 +608,8 @@ def _disagreements(pairs=(), scenario=None, rel: float = 1e-9) -> list[str]:
     if scenario is not None:
         a = a.with_scenario(scenario)
     a = a.with_overrides(list(pairs))
-    r = evaluate(a)
-    ref = rm.run(rm.load(DATA, scenario, pairs), base=rm.bundled())
+    r = evaluate(a, served=served)
+    ref = rm.run(rm.load(DATA, scenario, pairs), base=rm.bundled(), max_multiplier=served)
     scale = max(1.0, max(abs(x) for x in ref["net_cash_flow"]))
     bad = []
     for ours, theirs in MONTHLY.items():
@@ -673,10 +673,46 @@ def test_random_override_sets_agree_with_the_reference_model():
         assert _disagreements(pairs, rel=1e-8) == [], pairs
 
 
+# known discrepancies, each a strict xfail: the test fails as soon as econ or the data changes
+NOT_OFFERED = (
+    "econ reports a tier that is not offered as served at its tier speed, with the logit shares, "
+    "diversion and margin of an offer (the reference: not served, no margin or diversion)"
+)
+KNOWN = {
+    "bear": "data/scenarios/bear.csv sets the retired conversion.capped_upgrade_propensity",
+    "bull": "data/scenarios/bull.csv sets the retired conversion.capped_upgrade_propensity",
+    "gpu_b300": NOT_OFFERED,
+    "standard_only": "econ reports the implied premium as -inf where no ultrafast volume is calibrated",
+}
+
+
 @econ_only
-@pytest.mark.parametrize("scenario", sorted(p.stem for p in (DATA / "scenarios").glob("*.csv")))
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        pytest.param(p.stem, marks=pytest.mark.xfail(strict=True, reason=KNOWN[p.stem]))
+        if p.stem in KNOWN
+        else p.stem
+        for p in sorted((DATA / "scenarios").glob("*.csv"))
+    ],
+)
 def test_every_bundled_scenario_agrees_with_the_reference_model(scenario):
     assert _disagreements(scenario=scenario, rel=1e-8) == []
+
+
+@econ_only
+@pytest.mark.parametrize("basis", ["transferred", "physics"])
+@pytest.mark.parametrize("served", [1.0, 0.85, 0.6])
+def test_a_held_served_multiplier_agrees_with_the_reference_model(basis, served):
+    # the strategic choice held (0.7): the fastest feasible grid speed at or below the multiplier
+    assert _disagreements([("capacity.basis", basis)], served=served) == []
+
+
+@econ_only
+@pytest.mark.xfail(strict=True, reason=NOT_OFFERED)
+def test_a_tier_that_cannot_be_served_agrees_with_the_reference_model():
+    # 40 us a layer: the WSE-3 ceiling falls below 0.5 x 750 / 0.9, the tier is not offered
+    assert _disagreements([("hardware.wse3.layer_latency_us", "40")]) == []
 
 
 # ------------------------------------------------------------------ served speeds, bases, g$ in a run
