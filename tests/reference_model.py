@@ -23,6 +23,7 @@ Version 3 in brief (each step is named after its part of the specification):
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from pathlib import Path
 from statistics import NormalDist
@@ -151,8 +152,10 @@ def load(folder, scenario: str | None = None, overrides=()) -> dict:
     return v
 
 
+@functools.cache
 def bundled() -> dict:
-    """The bundled data (data/ of the repository), without scenario or override."""
+    """The bundled data (data/ of the repository), without scenario or override; read once
+    (callers do not modify it)."""
     return load(Path(__file__).resolve().parent.parent / "data")
 
 
