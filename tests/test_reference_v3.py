@@ -673,29 +673,8 @@ def test_random_override_sets_agree_with_the_reference_model():
         assert _disagreements(pairs, rel=1e-8) == [], pairs
 
 
-# known discrepancies, each a strict xfail: the test fails as soon as econ or the data changes
-NOT_OFFERED = (
-    "econ reports a tier that is not offered as served at its tier speed, with the logit shares, "
-    "diversion and margin of an offer (the reference: not served, no margin or diversion)"
-)
-KNOWN = {
-    "bear": "data/scenarios/bear.csv sets the retired conversion.capped_upgrade_propensity",
-    "bull": "data/scenarios/bull.csv sets the retired conversion.capped_upgrade_propensity",
-    "gpu_b300": NOT_OFFERED,
-    "standard_only": "econ reports the implied premium as -inf where no ultrafast volume is calibrated",
-}
-
-
 @econ_only
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        pytest.param(p.stem, marks=pytest.mark.xfail(strict=True, reason=KNOWN[p.stem]))
-        if p.stem in KNOWN
-        else p.stem
-        for p in sorted((DATA / "scenarios").glob("*.csv"))
-    ],
-)
+@pytest.mark.parametrize("scenario", sorted(p.stem for p in (DATA / "scenarios").glob("*.csv")))
 def test_every_bundled_scenario_agrees_with_the_reference_model(scenario):
     assert _disagreements(scenario=scenario, rel=1e-8) == []
 
@@ -709,7 +688,6 @@ def test_a_held_served_multiplier_agrees_with_the_reference_model(basis, served)
 
 
 @econ_only
-@pytest.mark.xfail(strict=True, reason=NOT_OFFERED)
 def test_a_tier_that_cannot_be_served_agrees_with_the_reference_model():
     # 40 us a layer: the WSE-3 ceiling falls below 0.5 x 750 / 0.9, the tier is not offered
     assert _disagreements([("hardware.wse3.layer_latency_us", "40")]) == []
