@@ -835,3 +835,20 @@ def test_tranches_and_burn_on_the_bundled_data(impl):
     assert r["ultrafast_adoption"][0] == pytest.approx(
         _num("tiers.ultrafast.adoption") / math.sqrt(2), rel=1e-12
     )
+
+
+@econ_only
+@pytest.mark.xfail(
+    strict=True,
+    reason="econ reads a frontier point's throughput as overridden (and its speed as bundled) when "
+    "it computes eta; the reference keeps eta a constant of the bundled data",
+)
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("frontier.wse3_750.tokens_per_s_per_mw", "300000")],
+        [("frontier.b300_340.tokens_per_s_per_mw", "600000")],
+    ],
+)
+def test_an_override_of_a_measured_point_leaves_eta(pairs):
+    assert _disagreements(pairs) == []
