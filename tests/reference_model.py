@@ -463,6 +463,7 @@ def envelope(
     per_mw = 1000 / (g * _num(v, hw + "power_kw") * _num(v, "facility.pue"))
 
     best, best_k, best_s = 0.0, None, None
+    found = []  # (throughput, k, s') of every feasible layout
     if speed <= s_ceil:
         for m in _SPEED_MULTIPLES:
             s = speed * m
@@ -484,8 +485,16 @@ def envelope(
                 b_mem = free / (k * kv) if kv > 0 else math.inf
                 b = max(0.0, min(b_bw, b_mem, b_fl))
                 phys = b * s * per_mw
-                if phys > best:  # reading: ties keep the slowest s', then the fewest stages
-                    best, best_k, best_s = phys, k, s
+                if phys > 0:
+                    found.append((phys, k, s))
+    if found:
+        # reading: layouts within 1e-12 of the largest throughput tie (a compute-bound plateau
+        # is flat up to rounding); ties keep the fewest stages, then the slowest s'
+        best = max(x[0] for x in found)
+        best_k, best_s, _ = min(
+            ((k, s, phys) for phys, k, s in found if phys >= best * (1 - 1e-12)),
+            key=lambda x: (x[0], x[1]),
+        )
     return {
         "n_w": n_w,
         "k_min": k_min,
