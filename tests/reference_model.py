@@ -1035,8 +1035,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
                     rho_s = math.inf if offer == "on" else v_s / mw_per_share
                     uses["subscriber"] = (a_dem * mw_per_share, rho_s)
         if thr_b > 0:
+            # the standard traffic is peak-shaped; batch work comes on top of it, a share of it
             uses["backfill_peak"] = (
-                vol * (1 - flex_share) / (SECONDS_PER_MONTH * thr_b),
+                vol / (SECONDS_PER_MONTH * thr_b),
                 g_std * SECONDS_PER_MONTH * thr_b,
             )
             uses["flexible"] = (
