@@ -571,7 +571,7 @@ CSV_READER = [
     Case(
         "file-too-large",
         validate(),
-        r"frontier\.csv: the file has [\d,]+ bytes; expected less than 16,777,216",
+        r"frontier\.csv: the file has at least 16,777,216 bytes; expected less than 16,777,216",
         append("frontier.csv", "\n" * (16 * 2**20)),
     ),
     Case(
