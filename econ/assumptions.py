@@ -23,6 +23,7 @@ import os
 import re
 import stat
 import sys
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -461,8 +462,18 @@ class Assumptions:
     def with_overrides(
         self, pairs: Iterable[tuple[str, str]], origin: str = "--set"
     ) -> Assumptions:
-        """A copy with KEY=VALUE text pairs applied and validated."""
-        return self._apply([(k, t, f"{origin} {k}={t}") for k, t in pairs], origin)
+        """A copy with KEY=VALUE text pairs applied and validated; a key given twice is
+        refused, as in a scenario file."""
+        pairs = list(pairs)
+        first: dict[str, str] = {}
+        for k, t in pairs:
+            if k in first:
+                raise AssumptionError(
+                    f"{origin} {_ascii(k)}={shown(t)}: {_ascii(k)} is set twice ({origin} "
+                    f"{_ascii(k)}={shown(first[k])} and {origin} {_ascii(k)}={shown(t)}); keep one"
+                )
+            first[k] = t
+        return self._apply([(k, t, f"{origin} {_ascii(k)}={t}") for k, t in pairs], origin)
 
     def _apply(self, triples: list[tuple[str, str, str]], origin: str) -> Assumptions:
         values = dict(self.values)
@@ -559,9 +570,21 @@ def _escape(c: str) -> str:
 
 
 def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    """"unknown key '...'; did you mean ...?" with a character outside ASCII escaped and named,
+    so that a look-alike letter (a Cyrillic a for a Latin a) shows."""
     close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    return f"unknown key {key!r}{hint}"
+    odd = sorted({c for c in key if not c.isascii()})
+    if odd:
+        names = ", ".join(f"{_ascii(c)} {unicodedata.name(c, 'unnamed')}" for c in odd[:3])
+        hint += f" (the key has characters outside ASCII: {names})"
+    return f"unknown key '{_ascii(key)}'{hint}"
+
+
+def _ascii(text: str, limit: int = 80) -> str:
+    """``text`` with every character outside printable ASCII escaped (``\u0430``)."""
+    s = shown(text, limit)
+    return "".join(c if c.isascii() else _escape(c) for c in s)
 
 
 # ---------------------------------------------------------------------------
@@ -718,8 +741,13 @@ def _file_kind(mode: int) -> str:
 def _delimiter(text: str) -> str:
     """The separator of a CSV: the one of comma, semicolon and tab that splits its header
     row (the first line) into the most cells; a comma where none does."""
-    first = text.split("\n", 1)[0]
-    counts = {d: len(next(csv.reader([first], delimiter=d), [])) for d in _DELIMITERS}
+    first = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]
+    counts = {}
+    for d in _DELIMITERS:
+        try:
+            counts[d] = len(next(csv.reader([first], delimiter=d), []))
+        except csv.Error:  # a NUL or a stray quote: the reader names the row later
+            counts[d] = 0
     best = max(_DELIMITERS, key=lambda d: counts[d])  # the first of equals: comma
     return best if counts[best] > 1 else ","
 

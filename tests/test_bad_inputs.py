@@ -1419,7 +1419,7 @@ INVARIANTS = [
     Case(
         "price-range-overflows-the-npv",
         sensitivity("montecarlo", "--samples", "50"),
-        r"sensitivity\.csv row \d+ \(plans\.pro\.price_usd_month\), column high: 1e\+308 is "
+        r"sensitivity\.csv row \d+ \(plans\.pro\.price_usd_month\), column high: 1e308 is "
         r"outside the key's valid values; expected a number in \(0, 100000\]",
         PRICE_RANGE,
     ),
