@@ -384,9 +384,26 @@ class FileInfo:
     sha256: str
 
 
+class ReadOnlyDict(dict):
+    """A dict that refuses every change: assumption values are read-only once validated
+    (a change would bypass every rule). Copies (``dict(d)``) are ordinary dicts."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(
+            "assumption values are read-only once validated; change one with "
+            "a.with_overrides([(key, text)]) or econ.load(set={key: value})"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return (ReadOnlyDict, (dict(self),))
+
+
 @dataclass(frozen=True)
 class Assumptions:
-    """Every effective value, addressable by dotted key, with its provenance."""
+    """Every effective value, addressable by dotted key, with its provenance. ``values``,
+    ``entries``, ``tables`` and ``blanks`` are read-only (:class:`ReadOnlyDict`)."""
 
     values: dict[str, float | str]
     entries: dict[str, Entry]
@@ -403,6 +420,12 @@ class Assumptions:
     overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
     # blank optional cells that --set or a scenario may fill: key -> where the cell is
     blanks: dict[str, Entry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("values", "entries", "tables", "blanks"):
+            d = getattr(self, name)
+            if type(d) is not ReadOnlyDict:
+                object.__setattr__(self, name, ReadOnlyDict(d))
 
     # -- access -----------------------------------------------------------
     def __getitem__(self, key: str) -> float | str:
@@ -570,7 +593,7 @@ def _escape(c: str) -> str:
 
 
 def unknown_key_message(key: str, known: Iterable[str]) -> str:
-    """"unknown key '...'; did you mean ...?" with a character outside ASCII escaped and named,
+    """ "unknown key '...'; did you mean ...?" with a character outside ASCII escaped and named,
     so that a look-alike letter (a Cyrillic a for a Latin a) shows."""
     close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
@@ -771,7 +794,7 @@ def _decimal_mark(path: Path, header: list[str], rows: list[tuple[int, list[str]
                     return shown(header[j], 40) if j < len(header) else str(j + 1)
 
                 raise AssumptionError(
-                    f'{path}: numbers with a decimal point (row {n1}, column {col(j1)}: '
+                    f"{path}: numbers with a decimal point (row {n1}, column {col(j1)}: "
                     f'"{shown(c1.strip())}") and with a decimal comma (row {n2}, column '
                     f'{col(j2)}: "{shown(c2.strip())}"); a file uses one decimal mark: '
                     "save it again from the spreadsheet, or write every number one way"

@@ -24,17 +24,18 @@ from econ.assumptions import (
     load,
     shown,
 )
+from econ.limits import (
+    MAX_POINTS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_SOBOL_SAMPLES,
+    MAX_WORKERS,
+    MIN_POINTS,
+)
 
 EXIT_BAD_INPUT = 2
 
-# Bounds of the numeric options (README, "Commands").
-# Monte Carlo: 3 outputs x 8 bytes kept a sample; about 0.7 GB peak, 2 minutes, at the maximum
-MAX_SAMPLES = 10_000_000
-# Sobol base n: n (d + 2) model evaluations held; about 1.4 GB peak, 16 s, at the maximum
-MAX_SOBOL_SAMPLES = 65_536
-MAX_SEED = 2**32 - 1
-MAX_WORKERS = 256
-MIN_POINTS, MAX_POINTS = 2, 101  # grid points per axis, as in grids.csv
+# Bounds of the numeric options (README, "Commands"): econ/limits.py
 MESSAGE_CHARS = 2_000  # an error line is cut beyond this
 
 

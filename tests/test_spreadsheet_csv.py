@@ -134,13 +134,22 @@ def _scenario(data: Path, body: str, sep: str = ",") -> econ.Assumptions:
     [
         # one file, one mark: the comma is the decimal mark of a semicolon file with 0,066
         ("finance.discount_rate_annual;0,066;\nmarket.mau;1.000.000.000;\n", "market.mau", 1e9),
-        ("finance.discount_rate_annual;0,066;\nmarket.mau;1.000.000.000;\n",
-         "finance.discount_rate_annual", 0.066),
+        (
+            "finance.discount_rate_annual;0,066;\nmarket.mau;1.000.000.000;\n",
+            "finance.discount_rate_annual",
+            0.066,
+        ),
         # LibreOffice in a decimal-point locale saving with semicolons: 0.066 is not 66
-        ("finance.discount_rate_annual;0.066;\nmarket.plus_share_of_mau;0.01;\n",
-         "finance.discount_rate_annual", 0.066),
-        ("finance.discount_rate_annual;0.066;\nmarket.plus_share_of_mau;0.01;\n",
-         "market.plus_share_of_mau", 0.01),
+        (
+            "finance.discount_rate_annual;0.066;\nmarket.plus_share_of_mau;0.01;\n",
+            "finance.discount_rate_annual",
+            0.066,
+        ),
+        (
+            "finance.discount_rate_annual;0.066;\nmarket.plus_share_of_mau;0.01;\n",
+            "market.plus_share_of_mau",
+            0.01,
+        ),
         ("market.plus_share_of_mau;0.002;\n", "market.plus_share_of_mau", 0.002),
         # negative decimals and percentages with a comma
         ("market.mau_growth_monthly;-0,005;\n", "market.mau_growth_monthly", -0.005),
