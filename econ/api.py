@@ -39,7 +39,14 @@ from econ import headline as _headline
 from econ import model as _model
 from econ.assumptions import AssumptionError, Assumptions, rule_for
 from econ.compute import tables as _tables
-from econ.limits import MAX_SAMPLES, MAX_SEED, MAX_SOBOL_SAMPLES, MAX_WORKERS
+from econ.limits import (
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_SOBOL_SAMPLES,
+    MAX_WORKERS,
+    kept_size_error,
+    sobol_size_error,
+)
 from econ.payback import GoalSeek
 
 # The sensitivity engine is imported inside the functions that use it: econ.sensitivity's
@@ -789,6 +796,9 @@ def monte_carlo(
     from econ.sensitivity import run
 
     keep = samples if keep is None else keep
+    why = kept_size_error(keep, len(run.varied(a)))
+    if why:
+        raise AssumptionError(f"monte_carlo: keep={keep}: {why} (pass keep=)")
     mc = run.monte_carlo(a, samples, seed, keep=keep, workers=workers)
     stats = mc["stats"].copy()
     stats["output"] = stats["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
@@ -882,6 +892,9 @@ def sobol_indices(
 
     if metric not in ("npv", "payback"):
         raise AssumptionError(f"sobol_indices: metric {metric!r}; expected 'npv' or 'payback'")
+    why = sobol_size_error(n, len(run.varied(a)))
+    if why:
+        raise AssumptionError(f"sobol_indices: n={n}: {why}")
     df = run.sobol_indices(a, n, seed, metric, workers=workers)
     df["output"] = df["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
     return _with_units(df, SOBOL_UNITS)

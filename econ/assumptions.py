@@ -41,6 +41,10 @@ MAX_ROWS = 10_000  # data rows per file, after the header
 MAX_CELL_CHARS = 100_000  # characters in one cell (a note longer than Excel's 32,767 is cut there)
 
 # A scenario is a name, never a path: data/scenarios/NAME.csv
+# the points of every grid of grids.csv together (points x points each): about 10 grids
+# of 101 x 101, a few seconds of evaluation
+MAX_GRID_POINTS = 100_000
+
 SCENARIO_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 BASE_SCENARIO = "base"  # the name of the run without a scenario (and of its report folder)
 
@@ -1172,6 +1176,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     if os.path.lexists(path):
         _, rows = read_csv(path, required=("id", "key_x", "key_y", "points", "note"))
         grid_rows: dict[str, int] = {}
+        total = 0  # the points of the grids so far
         for n, r in rows:
             gid = r["id"].strip()
             if gid in grid_rows:
@@ -1187,6 +1192,13 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                 raise AssumptionError(
                     f"{path} row {n}, column points: {shown(r['points'].strip())}; expected a whole "
                     "number in [2, 101]"
+                )
+            total += int(pts) ** 2
+            if total > MAX_GRID_POINTS:
+                raise AssumptionError(
+                    f"{path} row {n}, column points: the grids up to this row hold {total:,} "
+                    f"points together (points x points each); expected at most "
+                    f"{MAX_GRID_POINTS:,}: fewer grids or fewer points"
                 )
             grids.append(
                 GridSpec(

@@ -88,6 +88,11 @@ def finite_number(text: str) -> float:
         ) from None
     if not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"{shown(text)}: not finite; expected a finite number")
+    if x != 0 and abs(x) < sys.float_info.min:
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: too small to compute with (a subnormal double, below "
+            f"{sys.float_info.min:.1e}); expected 0 or a larger magnitude"
+        )
     return x
 
 
@@ -597,10 +602,22 @@ def cmd_summary(args) -> int:
     return 0
 
 
+def _check_sobol_size(a: Assumptions, n: int, option: str) -> None:
+    """The Sobol sample over the keys the analyses vary within the bounds of econ/limits.py."""
+    from econ.limits import sobol_size_error
+    from econ.sensitivity.run import varied
+
+    why = sobol_size_error(n, len(varied(a)))
+    if why:
+        raise AssumptionError(f"{option} {n}: {why}")
+
+
 def cmd_report(args) -> int:
     from econ.report import check_report, write_report
 
     a = resolve(args)
+    if not args.no_sensitivity:
+        _check_sobol_size(a, args.sobol_samples, "--sobol-samples")
     out = Path(args.out)
     check_report(out, a, force=args.force)  # refuse before minutes of sampling
     analysis, info = {}, {}
@@ -701,6 +718,8 @@ def cmd_sensitivity(args) -> int:
     a = resolve(args)
     if args.samples_csv and args.analysis != "montecarlo":
         raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+    if args.analysis == "sobol":
+        _check_sobol_size(a, args.samples or 1024, "--samples")
     res = run_cli(
         a,
         args.analysis,
@@ -831,6 +850,8 @@ def cmd_platforms(args) -> int:
     from econ.report.compare import platforms_sentence, platforms_text
 
     a = resolve(args)
+    if args.budget is not None:
+        _check_budget(a, args.budget)
     df = platforms(a, args.budget, workers=_all_workers(args))
     answer = platforms_sentence(df)
     if args.json:
@@ -841,6 +862,30 @@ def cmd_platforms(args) -> int:
         print()
         print(answer)
     return 0
+
+
+def _check_budget(a: Assumptions, budget: float) -> None:
+    """--budget within what the model may take: as contract.value_usd, and buying on every
+    platform a number of MW that contract.mw allows."""
+    from econ.assumptions import rule_for
+    from econ.decisions import budget_present_value, platform_cost
+
+    value_rule, mw_rule = rule_for("contract.value_usd"), rule_for("contract.mw")
+    if not value_rule.check(budget):
+        raise AssumptionError(
+            f"--budget {budget:g}: out of range; expected {value_rule.expected()} [USD] "
+            "(the values contract.value_usd may take)"
+        )
+    pv = budget_present_value(a, budget)
+    for platform in a.platforms():
+        mw = pv / platform_cost(a, platform)[1]
+        if not mw_rule.check(mw):
+            most = budget * mw_rule.high / mw if mw_rule.high and mw > mw_rule.high else None
+            raise AssumptionError(
+                f"--budget {budget:g}: buys {f'{mw:,.0f}' if mw >= 1 else f'{mw:.3g}'} MW on {platform} at its rent, outside what "
+                f"contract.mw allows ({mw_rule.expected()} [MW])"
+                + (f"; expected a budget of at most {most:.4g} USD" if most else "")
+            )
 
 
 def cmd_sweep(args) -> int:
