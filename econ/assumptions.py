@@ -585,8 +585,20 @@ def shown(text: object, limit: int = 80) -> str:
     return out + (f"... ({len(str(text)):,} characters)" if cut else "")
 
 
+def path_text(text: object) -> str:
+    """A path (or any text) that files and terminals can take: a byte of a file name that is
+    not UTF-8 (held by Python as a lone surrogate) written as ``\\xff``, as ``shown`` does."""
+    s = str(text)
+    try:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+        return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _escape(c: str) -> str:
     o = ord(c)
+    if 0xDC80 <= o <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        return f"\\x{o - 0xDC00:02x}"
     if c in "\t\n\r":
         return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[c]
     if o < 0x100:

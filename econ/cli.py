@@ -22,6 +22,7 @@ from econ.assumptions import (
     bundled_data_dir,
     check_scenario_name,
     load,
+    path_text,
     shown,
 )
 from econ.limits import (
@@ -481,7 +482,12 @@ class _NamedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:  # a file name that is not UTF-8, or a terminal's charset
+                enc = getattr(self._stream, "encoding", None) or "utf-8"
+                safe = path_text(text).encode(enc, "backslashreplace").decode(enc)
+                return self._stream.write(safe)
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -640,17 +646,62 @@ def cmd_report(args) -> int:
 
 def cmd_init(args) -> int:
     dest = Path(args.dir)
-    if dest.exists() and any(dest.iterdir()) and not args.force:
-        print(
-            f"econ: error: {dest} already has files; choose an empty folder or pass --force",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    src = bundled_data_dir()
-    shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    if dest.exists() and not dest.is_dir():
+        raise AssumptionError(f"{dest}: not a folder; choose a new or empty folder")
+    try:
+        has_files = dest.exists() and any(dest.iterdir())
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot read the folder ({exc.strerror or exc})") from None
+    if has_files and not args.force:
+        raise AssumptionError(f"{dest} already has files; choose an empty folder or pass --force")
+    copy_as_one_unit(bundled_data_dir(), dest)
     print(f"econ: wrote an editable copy of the default data to {dest}")
     print(f"       use it with: econ report --data {dest}")
     return 0
+
+
+def copy_as_one_unit(src: Path, dest: Path) -> None:
+    """Copy the folder ``src`` to ``dest`` as one unit: staged in a temporary folder beside
+    ``dest``, then renamed into place (a new or empty ``dest``) or each file renamed over its
+    old copy (``--force``). A failure while copying (a full disk) leaves ``dest`` as it was
+    and no temporary; OutputFailure names the file."""
+    parent = dest.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    try:
+        for path in sorted(src.rglob("*")):
+            rel = path.relative_to(src)
+            if "__pycache__" in rel.parts:
+                continue
+            try:
+                if path.is_dir():
+                    (stage / rel).mkdir(exist_ok=True)
+                else:
+                    shutil.copy2(path, stage / rel)
+            except OSError as exc:
+                raise OutputFailure(
+                    f"{dest / rel}: cannot write ({exc.strerror or exc}); {dest} is unchanged"
+                ) from None
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            os.chmod(stage, 0o777 & ~umask)  # mkdtemp makes 0700
+            if not dest.exists() or not any(dest.iterdir()):
+                os.replace(stage, dest)  # replaces an empty folder too
+                return
+            for path in sorted(stage.rglob("*")):  # --force: each file over its old copy
+                target = dest / path.relative_to(stage)
+                if path.is_dir():
+                    target.mkdir(exist_ok=True)
+                else:
+                    os.replace(path, target)
+        except OSError as exc:
+            raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def cmd_capacity(args) -> int:
@@ -823,7 +874,7 @@ def cmd_compare(args) -> int:
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
     c = compare(scenarios, workers=_all_workers(args))
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    facts = f"Data: {base.data_dir}" + (" (bundled defaults)" if base.bundled else "")
+    facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
         facts += "; on every scenario: " + ", ".join(f"--set {o}" for o in args.overrides)
     paths = write_comparison(c, Path(args.out), run_time, facts + f"; econ {__version__}")
