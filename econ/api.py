@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 from econ import assumptions as _assumptions
 from econ import headline as _headline
 from econ import model as _model
-from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.assumptions import MIN_MAGNITUDE, AssumptionError, Assumptions, rule_for
 from econ.compute import tables as _tables
 from econ.limits import (
     MAX_SAMPLES,
@@ -277,11 +277,11 @@ def _override(key: object, value: object) -> np.ndarray:
             f"{key}: an empty array; expected a scalar or values shape (N,), N >= 1"
         )
     arr = arr.astype(float)
-    tiny = (arr != 0) & (np.abs(arr) < np.finfo(float).tiny)
+    tiny = (arr != 0) & (np.abs(arr) < MIN_MAGNITUDE)
     if tiny.any():
         raise AssumptionError(
-            f"{key}: {float(arr[tiny][0])!r} is too small to compute with (a subnormal double); "
-            "expected 0 or a larger magnitude"
+            f"{key}: {float(arr[tiny][0])!r} is too small; expected 0 or a magnitude of at least "
+            f"{MIN_MAGNITUDE:g}"
         )
     return arr
 

@@ -89,7 +89,7 @@ class Rule:
         return what
 
     def check(self, x: float) -> bool:
-        if not math.isfinite(x):
+        if not math.isfinite(x) or (x != 0 and abs(x) < MIN_MAGNITUDE):
             return False
         if self.kind == "integer" and x != int(x):
             return False
@@ -98,6 +98,12 @@ class Rule:
         if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
             return False
         return True
+
+
+# The smallest magnitude of a value other than 0, for every key: no quantity of the model is
+# meaningful below it (a value there is a unit typed wrong), and products and quotients of
+# values at least this large stay within a double (docs/model.md, section 2.2).
+MIN_MAGNITUDE = 1e-30
 
 
 def _fmt(x: float) -> str:
@@ -945,6 +951,12 @@ def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
     x = _number(s, decimal)
     if isinstance(x, str):
         raise AssumptionError(f'{where}, column {column}: "{shown(s)}" {x}')
+    if x != 0 and abs(x) < MIN_MAGNITUDE:
+        raise AssumptionError(
+            f'{where}, column {column}: "{shown(s)}" is too small; expected 0 or a magnitude of '
+            f"at least {MIN_MAGNITUDE:g} (a smaller value is a unit typed wrong, and its products "
+            "leave the range of a double)"
+        )
     if not rule.check(x):
         raise AssumptionError(
             f"{where}, column {column}: {shown(s)} is out of range; "

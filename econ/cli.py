@@ -17,6 +17,7 @@ from pathlib import Path
 
 from econ import __version__
 from econ.assumptions import (
+    MIN_MAGNITUDE,
     AssumptionError,
     Assumptions,
     bundled_data_dir,
@@ -410,7 +411,7 @@ def _speeds(text: str) -> tuple[float, ...]:
             x = float(part)
         except ValueError:
             x = float("nan")
-        if not (x > 0 and x < float("inf")):
+        if not (x >= MIN_MAGNITUDE and x < float("inf")):
             raise argparse.ArgumentTypeError(
                 f"{part.strip()!r} is not a speed; expected positive numbers separated by commas"
             )
