@@ -647,7 +647,6 @@ _GROUPED = {
     ".": re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?"),  # 10,000,000.5
     ",": re.compile(r"[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d*)?"),  # 10.000.000,5
 }
-_MARK_NAME = {".": "a decimal point", ",": "a decimal comma"}
 # spaces between thousands (1 000 000): ordinary, no-break and narrow no-break spaces
 _SPACES = str.maketrans("", "", " \u00a0\u202f")
 _DELIMITERS = (",", ";", "\t")
