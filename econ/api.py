@@ -91,11 +91,15 @@ CAPACITY_UNITS: dict[str, str | None] = {
 AUDIT_UNITS: dict[str, str | None] = {
     "point": None,
     "platform": None,
+    "model": None,
     "tokens_per_s_per_user": "tokens/s/user",
     "tokens_per_s_per_mw": "tokens/s/MW",
     "ceiling_tokens_per_s": "tokens/s/user",
     "physics_tokens_per_s_per_mw": "tokens/s/MW",
     "data_over_physics": "x",
+    "measured_model_physics_tokens_per_s_per_mw": "tokens/s/MW",
+    "realisation": "x",
+    "sets_realisation": None,
     "verdict": None,
 }
 CALIBRATION_UNITS: dict[str, str | None] = {
