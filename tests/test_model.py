@@ -558,3 +558,25 @@ def test_a_starting_pro_stock_above_the_users_is_named(base):
         r"1,000,000 monthly active users",
     ):
         evaluate(base, {"market.mau": np.array([1e9, 1e6]), "market.pro_subscribers_start": 2e6})
+
+
+def test_the_subscriber_value_in_auto_is_the_converts_worth_in_month_t_money(tiny):
+    # offer auto, month 1: a unit of adoption share is worth the adopters' usage moved off the
+    # GPUs plus the extra Pro converts, each worth W_1 / d_1 in month-1 money. Per average MW
+    # (need_1 = A_1 x 100 / 1000 MW if all adopted):
+    # rho_s = 10e-6 x SPM x 1000 + prop x (0.5 - Phi(-0.5)) x 100 x (W_1 / d_1) / need_1,
+    # W_t backward from H with the margin m = 162 - (70,000 - 14,000 Phi(-0.5)) SPM / SPW x 1e-5,
+    # survival 0.5 a month in the term and 0.25 after it, the tail m 0.25 / (r_m + 0.75) at H:
+    # W_3 = m d_3 (1 + 0.25 / (r_m + 0.75)); W_2 = m d_2 + 0.25 W_3; W_1 = m d_1 + 0.5 W_2
+    h = _hand()
+    m, d, r_m = h["m_h"], h["d"], h["r_m"]
+    w3 = m * d[2] * (1 + 0.25 / (r_m + 0.75))
+    w1 = m * d[0] + 0.5 * (m * d[1] + 0.25 * w3)
+    need = h["A"][0] * 0.1
+    rho = 10e-6 * SPM * 1000 + h["prop"] * (0.5 - h["sf"]) * 100 * (w1 / d[0]) / need
+    r = evaluate(tiny.with_overrides([("capacity.subscriber_offer", "auto")]))
+    assert r.parts["subscriber_value"][0, 0] == pytest.approx(rho, rel=1e-12)
+    # worth more a MW than the API (36.5e-6 x SPM x 1000 = 95,990 USD): served first, as with "on"
+    assert rho > 36.5e-6 * SPM * 1000
+    np.testing.assert_allclose(r.mw_subscriber[0], h["y_sub"], rtol=1e-12)
+    assert r.npv[0] == pytest.approx(evaluate(tiny).npv[0], rel=1e-12)
