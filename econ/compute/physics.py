@@ -31,7 +31,11 @@ SPEED_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
     """The grid's stage counts ceil(2^(j/4)) that can lie between the smallest k_min and the
     largest k_cap [stages], ascending, without repeats."""
-    lo, hi = float(np.min(k_min)), float(np.max(k_cap))
+    lo_all, hi_all = np.asarray(k_min, float), np.asarray(k_cap, float)
+    lo_all, hi_all = lo_all[np.isfinite(lo_all)], hi_all[np.isfinite(hi_all)]
+    if lo_all.size == 0 or hi_all.size == 0:  # no layout holds the weights: no candidates
+        return np.empty(0)
+    lo, hi = float(np.min(lo_all)), float(np.max(hi_all))
     j_lo = max(0, int(np.floor(4 * np.log2(max(lo, 1.0)))) - 1)
     j_hi = int(np.ceil(4 * np.log2(max(hi, 1.0)))) + 1
     ks = np.unique(np.ceil(2.0 ** (np.arange(j_lo, j_hi + 1) / 4.0) - 1e-9))
@@ -247,11 +251,11 @@ def envelope(
                     better = val > best
                     best_k = np.where(better, k, best_k)
                     best_s = np.where(better, c, best_s)
-                    best = np.maximum(best, val)
+                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
                 elif len(blocks) == 1:
-                    best = np.maximum(best, val)
+                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
                 else:
-                    np.maximum(best[b], val, out=best[b])
+                    np.fmax(best[b], val, out=best[b])
     cap = compute_bound(model, chip)
     throughput = np.minimum(best, cap) * per_mw(chip, pue)
     s_ceil = ceiling(model, chip)
