@@ -175,3 +175,15 @@ def test_the_flexible_share_finding_by_hand(base):
     loss = 0.5 * g * 1e13 * float(np.sum(0.85 ** ((t - 1) / 12) * 1.1 ** (-t / 12))) / 1e6
     assert r.npv[1] - r.npv[0] == pytest.approx(-loss, rel=1e-9)
     assert math.isclose(loss, 60.03e6, rel_tol=1e-3)
+
+
+def test_the_speculative_speedup_sweep_of_version_2_no_longer_falls(base):
+    # version 2: on the physics basis the NPV fell from -7.34 to -8.36 B USD as the speculative
+    # speed-up went from 1.2 to 1.3 (750 tokens/s became feasible, the API took the MW first and
+    # backfill fell to zero). With the GPU cost held, the sweep 1 -> 2 never falls now
+    a = base.with_overrides(
+        [("capacity.basis", "physics"), ("capacity.gpu_cost_per_mtok_usd", "5")]
+    )
+    r = evaluate(a, {"model.speculative_speedup": np.linspace(1, 2, 11)}, detail=False)
+    assert np.all(np.diff(r.npv) >= -TOL)
+    assert r.npv[-1] > r.npv[0]
