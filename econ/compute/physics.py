@@ -42,6 +42,14 @@ def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
     return ks[(ks >= lo) & (ks <= hi)]
 
 
+# Extreme inputs (1e-300 bytes of KV, say) overflow to inf or underflow to 0 on the way; the
+# envelope's min and max take those in their stride, and a result that is not a number is
+# refused by the model's own check: no warning from here.
+def _quiet() -> np.errstate:
+    """A context (and decorator) that silences floating-point warnings; one per function."""
+    return np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore")
+
+
 # 4e12 / 44e9 = 90.9090... must give 91, and an exact multiple must not give one more
 # because of rounding: the share of a chip below which it does not count.
 _CHIP_ROUNDING = 1e-12
@@ -103,6 +111,7 @@ def weight_bytes(model: ServedModel) -> tuple[Array, Array, Array]:
     )
 
 
+@_quiet()
 def layout(model: ServedModel, chip: Chip) -> tuple[Array, Array]:
     """(n_w, k_min): chips to hold the weights, ceil(W_hold / memory), and the fewest stages,
     ceil(n_w / domain_chips). Section 3.2."""
@@ -130,6 +139,7 @@ def read_rate(chip: Chip) -> Array:
     return _f(chip.domain_chips) * _f(chip.bandwidth_tb_s) * 1e12 * _f(chip.efficiency)
 
 
+@_quiet()
 def ceiling(model: ServedModel, chip: Chip) -> Array:
     """s_ceil [tokens/s/user]: the per-user ceiling, speculative_speedup / tau_min with
     tau_min = W_read / R + F(k_min). Section 3.3."""
@@ -139,6 +149,7 @@ def ceiling(model: ServedModel, chip: Chip) -> Array:
     return _f(model.speculative_speedup) / tau
 
 
+@_quiet()
 def compute_bound(model: ServedModel, chip: Chip) -> Array:
     """B_fl x s [tokens/s per stage group]: the decode output a stage's compute sustains,
     prefill included; 16-bit TFLOPS scale as 2 / bytes_per_param. It does not depend on the
@@ -180,6 +191,7 @@ class Envelope:
 ENVELOPE_BLOCK = 16_384  # scenarios per block of the envelope's passes
 
 
+@_quiet()
 def envelope(
     speed: ArrayLike,
     model: ServedModel,
