@@ -257,8 +257,9 @@ def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
 
 def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     """The platform's sourced measurements (section 0.1): frontier points that name a model of
-    models.csv and whose source is not a Guesstimate, with the measured model's envelope at the
-    point's speed on the base hardware, where that envelope is positive: [(point id, Env)]."""
+    models.csv and whose source is not a Guesstimate, where the measured model's envelope at the
+    point's speed on the base hardware is positive: [(point id, Thr_data / Env_measured)], all
+    at the data files' values."""
     return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
 
 
@@ -273,22 +274,25 @@ def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
             continue
         s = float(a.base[f"frontier.{i}.tokens_per_s_per_user"])
         env = physics.envelope(
-            s, measured_model(a, str(mid)), chip, float(a.base["facility.pue"])
+            s,
+            measured_model(a, str(mid)),
+            chip,
+            float(a.base["facility.pue"]),
+            k_cap=stage_cap(a, plat),
         ).throughput.item()
         if env > 0:
-            out.append((i, env))
+            out.append((i, float(a.base[f"frontier.{i}.tokens_per_s_per_mw"]) / env))
     return out
 
 
 def realisation(p: Params, plat: str) -> Array:
     """eta_p = min(1, geometric mean of Thr_data(s_i) / Env_measured(s_i; base hardware)) over
-    the platform's sourced measurements; 1 where it has none (section 0.1). (N,) where a
-    measured throughput varies, else (1,)."""
+    the platform's sourced measurements; 1 where it has none (section 0.1). A constant of the
+    data files (overrides of a measured point do not move it; frontier_scale does), (1,)."""
     pts = measurements(p.a, plat)
     if not pts:
         return np.array([1.0])
-    logs = [np.log(p(f"frontier.{i}.tokens_per_s_per_mw") / env) for i, env in pts]
-    return np.minimum(1.0, np.exp(sum(logs) / len(logs)))
+    return np.array([min(1.0, float(np.exp(np.mean([np.log(r) for _, r in pts]))))])
 
 
 def platform_throughput(
@@ -630,9 +634,11 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     volume = np.where(
         c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
     )
+    # peak-shaped: the standard traffic itself; flexible: batch work (evaluations, synthetic data,
+    # offline inference) on top of it, a share of its volume (section 0.2's reading)
     flex = row("capacity.backfill_flexible_share")
     with np.errstate(divide="ignore", invalid="ignore"):
-        bp_cap = np.where(per_mw_b > 0, volume * (1.0 - flex) / per_mw_b, 0.0)
+        bp_cap = np.where(per_mw_b > 0, volume / per_mw_b, 0.0)
         bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
     path = allocation.pro_paths(
         plus_pool=dem.plus_pool,
@@ -1067,21 +1073,24 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         throughput_per_mw_standard=vec(c.throughput_standard),
         served_tokens_per_s_standard=vec(c.served["standard"]),
         served_tokens_per_s_fast=vec(c.served["fast"]),
-        served_tokens_per_s_ultrafast=vec(c.served["ultrafast"]),
+        served_tokens_per_s_ultrafast=vec(np.where(c.offered, c.served["ultrafast"], np.nan)),
         served_multiplier=vec(c.multiplier),
         ceiling_contract=vec(c.ceiling_contract),
         ceiling_gpu=vec(c.ceiling_gpu),
         gpu_cost_standard=vec(c.gpu_cost["standard"]),
         gpu_cost_fast=vec(c.gpu_cost["fast"]),
-        api_margin=vec(api.margin),
-        api_share_standard=vec(api.share_standard),
-        api_share_fast=vec(api.share_fast),
-        api_share_ultrafast=vec(api.share_ultrafast),
-        api_share_outside=vec(api.share_outside),
-        api_diversion_standard=vec(api.diversion_standard),
-        api_diversion_fast=vec(api.diversion_fast),
+        # where the tier is not offered: the market without it, no margin and no diversion
+        api_margin=vec(np.where(c.offered, api.margin, np.nan)),
+        api_share_standard=vec(np.where(c.offered, api.share_standard, api.no_deal_standard)),
+        api_share_fast=vec(np.where(c.offered, api.share_fast, api.no_deal_fast)),
+        api_share_ultrafast=vec(np.where(c.offered, api.share_ultrafast, 0.0)),
+        api_share_outside=vec(
+            np.where(c.offered, api.share_outside, 1.0 - api.no_deal_standard - api.no_deal_fast)
+        ),
+        api_diversion_standard=vec(np.where(c.offered, api.diversion_standard, np.nan)),
+        api_diversion_fast=vec(np.where(c.offered, api.diversion_fast, np.nan)),
         api_market_tokens=vec(api.market),
-        api_premium=vec(api.premium),
+        api_premium=vec(np.where(np.isfinite(api.premium), api.premium, np.nan)),
         pro_base_upgrade=vec(ado.base_upgrade),
         pro_capped_propensity=vec(ado.capped_propensity),
         pro_price_factor=vec(ado.price_factor),
