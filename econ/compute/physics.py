@@ -268,9 +268,9 @@ def envelope(
                 for jj in (np.clip(j - 1, 0, _LAST), np.clip(j, 0, _LAST)):
                     val = group_output(sb * _SPEEDS[jj], spec_b, a_b, inv_b, b_b)
                     if len(blocks) == 1:
-                        best = np.maximum(best, val)
+                        best = np.fmax(best, val)  # NaN (no such layout) adds nothing
                     else:
-                        np.maximum(best[b], val, out=best[b])
+                        np.fmax(best[b], val, out=best[b])
                 continue
             for ms in SPEED_MULTIPLIERS:
                 c = sb * ms
