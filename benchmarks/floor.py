@@ -310,8 +310,8 @@ class Floor:
         flex_share = g("capacity.backfill_flexible_share")
         with np.errstate(divide="ignore", invalid="ignore"):
             cap_a = np.where(per_mw_u > 0, wanted / per_mw_u, 0.0)
-            cap_p = np.where(per_mw_b > 0, vol * (1.0 - flex_share) / per_mw_b, 0.0)
-            cap_f = np.where(per_mw_b > 0, vol * flex_share / per_mw_b, 0.0)
+            cap_p = np.where(per_mw_b > 0, vol / per_mw_b, 0.0)  # the standard traffic
+            cap_f = np.where(per_mw_b > 0, vol * flex_share / per_mw_b, 0.0)  # batch on top
             mw_per_stream = np.where(offered, s_u / thr_u, 0.0)
         rho_a = m_u * per_mw_u / 1e6
         rho_p = g_std * per_mw_b / 1e6

@@ -137,20 +137,23 @@ def test_tiny_case_equals_the_figures_worked_by_hand(tiny):
 
 
 def test_flexible_backfill_fills_the_average_room_the_peak_leaves(tiny):
-    # all of the backfill flexible: it is valued at half of g$ (rho 0.5 x 10e-6 x SPM x 2000 a MW
-    # below the API's 36.5e-6 x SPM x 1000), so it takes the AVERAGE room the API and the
-    # subscribers leave, up to the 1e10 / (SPM x 2000) = 1.90 MW wanted: month 1 the room
-    # 1.5 - 0.125 - 0.01 A_1 = 1.37, month 2 all of it (room 3 - 0.25 - 0.01 A_2 = 2.75)
+    # flexible share 1: batch work of 1e10 x 1 tokens a month on top of the standard traffic
+    # (1e10 / (SPM x 2000) = 1.90 average MW wanted), valued at half of g$ (rho 0.5 x 1e-5 x
+    # SPM x 2000 a MW, below the peak-shaped backfill's): the peak-shaped uses are as in the
+    # hand case, and the batch work takes the AVERAGE room they leave, MW_t - MW_t / 2
+    # = 0.75 and 1.5 MW (< 1.90): every MW used, each extra token worth 0.5 x 1e-5 USD
     h = _hand()
     r = evaluate(tiny.with_overrides([("capacity.backfill_flexible_share", "1")]))
-    want = [1.5 - 0.125 - h["y_sub"][0], 1e10 / (SPM * 2000), 0.0]
-    np.testing.assert_allclose(r.mw_backfill_flexible[0], want, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(r.mw_backfill_peak[0], 0, atol=1e-15)
-    np.testing.assert_allclose(r.utilization[0, 0], 1.0, rtol=1e-12)
-    # worth half of g$ a token: 0.5 x 1e-5 USD
+    flex = [0.75, 1.5, 0.0]
+    np.testing.assert_allclose(r.mw_backfill_flexible[0], flex, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(r.mw_backfill_peak[0], h["y_peak"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(r.utilization[0, :2], 1.0, rtol=1e-12)
+    extra = [0.5e-5 * y * SPM * 2000 for y in flex]
     np.testing.assert_allclose(
-        r.backfill_usd[0], [0.5e-5 * y * SPM * 2000 for y in want], rtol=1e-12
+        r.backfill_usd[0], [h["bp"][t] * 1e-5 + extra[t] for t in range(3)], rtol=1e-12
     )
+    gain = extra[0] * h["d"][0] + extra[1] * h["d"][1]
+    assert r.npv[0] == pytest.approx(evaluate(tiny).npv[0] + gain, rel=1e-12)
 
 
 def test_flat_rent_pays_back_at_the_lasting_recovery(tiny):
@@ -278,8 +281,9 @@ def test_tranches_come_online_and_are_paid_as_delivered(base):
 
 def test_backfill_fills_the_peak_room_and_flexible_work_the_average_room(base):
     # data basis: no API, no subscribers; the standard speed 54 carries 700,000 tokens/s per MW
-    # (frontier point wse3_54). Peak-shaped backfill takes at most the peak room MW / 3; flexible
-    # work all of the MW; the volume 1e14 e_t (e_t = 0.85^((t-1)/12)) binds once enough is online
+    # (frontier point wse3_54). The standard traffic V_t = 1e14 e_t (e_t = 0.85^((t-1)/12)) is
+    # peak-shaped: at most the peak room MW / 3. Batch work of share x V_t on top of it takes
+    # the average room left, MW - the traffic's average MW
     quiet = [
         *DATA_BASIS,
         ("api.ultrafast_tokens_per_month", "0"),
@@ -288,11 +292,13 @@ def test_backfill_fills_the_peak_room_and_flexible_work_the_average_room(base):
     e = 0.85 ** (np.arange(30) / 12)
     mw = 750 * np.minimum(1, np.arange(1, 31) / 24)
     carried = mw * 700_000 * SPM  # tokens a month if every MW ran all month
-    for share, room in (("0", carried / 3), ("1", carried)):
-        r = evaluate(base.with_overrides([*quiet, ("capacity.backfill_flexible_share", share)]))
-        np.testing.assert_allclose(
-            r.backfill_tokens[0, :30], np.minimum(1e14 * e, room), rtol=1e-12
+    traffic = np.minimum(1e14 * e, carried / 3)
+    for share in (0.0, 0.5, 1.0):
+        r = evaluate(
+            base.with_overrides([*quiet, ("capacity.backfill_flexible_share", repr(share))])
         )
+        batch = np.minimum(share * 1e14 * e, carried - traffic)
+        np.testing.assert_allclose(r.backfill_tokens[0, :30], traffic + batch, rtol=1e-12)
         assert np.all(r.backfill_tokens[0, 30:] == 0)
     big = [*quiet, ("capacity.backfill_tokens_per_month", "1e18")]
     r = evaluate(base.with_overrides([*big, ("capacity.backfill_flexible_share", "0")]))
