@@ -64,6 +64,9 @@ OUTPUT_NAMES = {
     "payback_months": "payback_months",
     "irr_annual": "irr_annual",
     "profitability_index": "profitability_index",
+    "mirr_annual": "mirr_annual",
+    # the Monte Carlo's second deal option (docs/model.md, section 7)
+    "npv_without_offer_usd": "npv_without_offer",
 }
 
 CAPACITY_UNITS: dict[str, str | None] = {
@@ -150,7 +153,12 @@ def column(name: str, unit: str | None) -> str:
 
 
 def output_unit(output: str) -> str:
-    """The unit of an output named as a Results field (``npv`` -> ``USD``)."""
+    """The unit of an output named as a Results field (``npv`` -> ``USD``); ``mirr_annual``
+    (computed from the results by econ.payback) is a rate a year."""
+    if output == "mirr_annual":
+        return "1/yr"
+    if output == "npv_without_offer":
+        return output_unit("npv")
     return _model.Results.units()[output][0]
 
 
@@ -717,9 +725,12 @@ class MonteCarlo:
         "P5".."P95" of npv, payback_months, irr_annual and profitability_index, the mean and
         its standard error (not of IRR), "P(NPV > 0)", "P(payback <= term)" and their
         standard errors, "share undefined", "share with no payback within the horizon".
-    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"``, its
-        ``"noise_floor [USD]"`` and ``"noise_sd [USD]"``, within_noise (not shown to be worth
-        knowing), ``"share_of_evpi [share]"``; largest first. attrs["evpi"] = ``evpi``.
+    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"`` (the
+        penalised-spline regression estimator), its bootstrap standard error
+        ``"evppi_se [USD]"``, ``"share_of_evpi [share]"``, reason (why an EVPPI is exactly 0:
+        the same option is best at every value of the key, or the model does not read it),
+        edf (the spline's effective degrees of freedom); largest first. attrs: ``evpi``,
+        ``evpi_se``, ``samples``, ``options_usd`` (each decision option's mean NPV).
     evpi : the expected value of perfect information on every input [USD].
     fan : index month, ``"P10 [USD]"``, ``"P50 [USD]"``, ``"P90 [USD]"``: cumulative cash by
         month over all samples.
@@ -730,7 +741,8 @@ class MonteCarlo:
     histograms, s_curves : {"npv", "payback_months": frame} (histogram bins over P1-P99 with
         the tails in attrs; share of all samples at or below each value).
     samples : the first ``keep`` samples, index sample: every sampled key
-        (``"<key> [<unit>]"``) and the four outputs (``"npv [USD]"``, ...).
+        (``"<key> [<unit>]"``) and the outputs (``"npv [USD]"``, ..., ``"mirr_annual [1/yr]"`` and
+        ``"npv_without_offer [USD]"``, the deal without the subscriber offer).
     n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
         sensitivity.csv that the payback model does not read (not sampled; zero value of
         information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
@@ -786,7 +798,7 @@ def monte_carlo(
         ``workers``.
     workers : processes evaluating the samples (1: this one).
     keep : samples to return with their inputs in ``.samples`` (default all: 8 bytes x
-        (sampled keys + 4) each).
+        (sampled keys + 6) each).
 
     Returns a :class:`MonteCarlo`. Raises AssumptionError where sensitivity.csv is missing
     or has no rows.
@@ -814,9 +826,12 @@ def monte_carlo(
     usd = output_unit("npv")
     voi = _with_units(
         mc["evppi"],
-        {"evppi": usd, "noise_floor": usd, "noise_sd": usd, "share_of_evpi": "share"},
+        {"evppi": usd, "evppi_se": usd, "share_of_evpi": "share", "edf": "degrees of freedom"},
     )
     voi.attrs["evpi"] = float(mc["evpi_usd"])
+    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
+    voi.attrs["samples"] = int(mc["n"])
+    voi.attrs["options_usd"] = dict(mc["options"])
     fan = _with_units(mc["fan"], {"P10": usd, "P50": usd, "P90": usd, "month": None}).set_index(
         "month"
     )

@@ -25,6 +25,7 @@ from econ.assumptions import (
     load,
     path_text,
     shown,
+    unknown_key_message,
 )
 from econ.limits import (
     MAX_POINTS,
@@ -132,7 +133,19 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line on stderr (status 2), without the usage."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        usage_error(message, self.prog)
+        usage_error(did_you_mean(message), self.prog)
+
+
+def did_you_mean(message: str) -> str:
+    """argparse's "invalid choice: 'sumary' (choose from ...)" with the nearest choice named."""
+    import difflib
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message, flags=re.S)
+    if not m:
+        return message
+    choices = re.findall(r"'([^']*)'", m[2]) or [c.strip() for c in m[2].split(",")]
+    close = difflib.get_close_matches(m[1], choices, n=2, cutoff=0.5)
+    return message + (f"; did you mean {' or '.join(close)}?" if close else "")
 
 
 def usage_error(message: str, prog: str = "econ") -> None:
@@ -234,6 +247,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-sensitivity",
         action="store_true",
         help="skip the Tornado, Grid, Monte Carlo and Sobol sheets",
+    )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a report folder that holds the report of another data folder",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the Explain sheet even where nothing differs from the bundled data (it is "
+        "added by itself where something does)",
     )
 
     p = sub.add_parser("init", help="write an editable copy of the default data")
@@ -384,6 +408,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true")
     _workers_all(p)
+
+    p = sub.add_parser(
+        "explain",
+        help="where the change in NPV (and payback) from the bundled data (or --against) comes "
+        "from, key by key (Shapley values)",
+    )
+    _common(p)
+    p.add_argument(
+        "--against",
+        metavar="DIR|SCENARIO",
+        help="the case to explain the change from: a data folder, or a scenario of this data "
+        "(default: the bundled data)",
+    )
+    p.add_argument("--png", metavar="FILE", help="write the waterfall chart of the change to FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+
+    p = sub.add_parser(
+        "keys",
+        help="every assumption key: value, unit, valid range, sensitivity range, guess or "
+        "sourced, and its source",
+    )
+    _common(p)
+    p.add_argument(
+        "pattern",
+        nargs="?",
+        metavar="PATTERN",
+        help="only keys containing PATTERN, or matching it as a shell pattern (plans.*.price*)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON list instead of text")
     return parser
 
 
@@ -647,7 +700,7 @@ def cmd_report(args) -> int:
     if not args.no_sensitivity:
         _check_sobol_size(a, args.sobol_samples, "--sobol-samples")
     out = Path(args.out)
-    check_report(out, a, force=args.force)  # refuse before minutes of sampling
+    check_report(out, a, force=args.force, replace=args.replace)  # before minutes of sampling
     analysis, info = {}, {}
     if not args.no_sensitivity:
         from econ.sensitivity.run import report_analysis
@@ -660,7 +713,15 @@ def cmd_report(args) -> int:
             progress=progress_bar(),
             workers=args.workers,
         )
-    path = write_report(a, out, force=args.force, analysis=analysis, run_info=info)
+    path = write_report(
+        a,
+        out,
+        force=args.force,
+        analysis=analysis,
+        run_info=info,
+        replace=args.replace,
+        explain=args.explain,
+    )
     print(f"econ: wrote {path}")
     print(f"econ: wrote {path.with_name('summary.md')}")
     return 0
@@ -811,8 +872,14 @@ def cmd_sensitivity(args) -> int:
             "samples": res["n"],
             "statistics": df.to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
+            "evpi_se_usd": res["evpi_se_usd"],
             "evppi_usd": {r["key"]: r["evppi"] for r in res["evppi"].to_dict(orient="records")},
+            "evppi_se_usd": {
+                r["key"]: r["evppi_se"] for r in res["evppi"].to_dict(orient="records")
+            },
             "evppi": res["evppi"].to_dict(orient="records"),
+            "decision_options_usd": res["options"],
+            "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
@@ -834,8 +901,10 @@ def cmd_sensitivity(args) -> int:
         ):
             print(df.to_string(index=False))
             if isinstance(res, dict):
-                from econ.report.summary import voi_sentence
+                from econ.report.summary import voi_lines, voi_sentence
 
+                print()
+                print("\n".join(voi_lines(res)))
                 print()
                 print(voi_sentence(res))
         fixed = held(a)
@@ -1004,6 +1073,53 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    from econ.explain import explain, text, waterfall_png
+    from econ.headline import clean
+
+    a = resolve(args)
+    if args.against and Path(args.against).is_dir():
+        ref, name = load(args.against), f"data folder {args.against}"
+    elif args.against:
+        ref, name = _load_data(args).with_scenario(args.against), f"scenario {args.against}"
+    else:
+        ref, name = load(None), "the bundled data"
+    case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
+    e = explain(a, ref, reference_name=name, case_name=case)
+    if args.png:
+        png = Path(args.png)
+        try:
+            waterfall_png(e, png)
+        except OSError as exc:
+            raise OutputFailure(f"{png}: cannot write ({exc.strerror or exc})") from None
+    if args.json:
+        print(json.dumps(clean(e.to_dict()), indent=1))
+    else:
+        print(text(e))
+    if args.png:
+        print(f"econ: wrote {args.png}", file=sys.stderr)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from econ.headline import clean
+    from econ.keys import key_table, text
+
+    a = resolve(args)
+    df = key_table(a, args.pattern)
+    if df.empty:
+        raise AssumptionError(
+            f"econ keys {args.pattern}: no key contains or matches it ("
+            + unknown_key_message(args.pattern, a.values)
+            + ")"
+        )
+    if args.json:
+        print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
+    else:
+        print(text(df))
+    return 0
+
+
 COMMANDS = {
     "validate": cmd_validate,
     "summary": cmd_summary,
@@ -1016,4 +1132,6 @@ COMMANDS = {
     "platforms": cmd_platforms,
     "sweep": cmd_sweep,
     "optimize": cmd_optimize,
+    "explain": cmd_explain,
+    "keys": cmd_keys,
 }

@@ -364,11 +364,11 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
     check_units(mc.fan)
     check_units(mc.payback_by_month)
     check_units(mc.convergence)
-    check_units(mc.value_of_information, {"key", "within_noise"})
+    check_units(mc.value_of_information, {"key", "reason"})
     assert set(mc.value_of_information["key"]) == {s.key for s in base.sensitivity}
-    # every sample kept, with its inputs and the four outputs
+    # every sample kept, with its inputs and the six outputs (the deal without the offer too)
     s = mc.samples
-    assert s.shape == (512, len(mc.sampled) + 4) and s.index.name == "sample"
+    assert s.shape == (512, len(mc.sampled) + 6) and s.index.name == "sample"
     check_units(s)
     assert mc.probability_npv_positive == (s["npv [USD]"] > 0).mean()
     for name, h in mc.histograms.items():

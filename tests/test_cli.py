@@ -518,3 +518,33 @@ def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsy
     assert wb.sheetnames == [s for s in SHEETS if s not in analysis]
     code, _, err = run(["sensitivity", "breakeven", "--data", str(data_copy)], capsys)
     assert code == 2 and "sensitivity.csv: no uncertain inputs" in err
+
+
+def test_keys_lists_every_key_with_its_ranges_and_source(capsys):
+    from econ.cli import main
+
+    assert main(["keys", "plans.pro.price_usd", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["key"] for r in rows] == ["plans.pro.price_usd_month"]
+    r = rows[0]
+    assert (r["unit"], r["valid_low"], r["valid_high"]) == ("USD/month", 0.0, 100000.0)
+    assert r["distribution"] and r["sensitivity_low"] < r["value"] < r["sensitivity_high"]
+    assert r["guess"] is False and r["source"]
+    assert main(["keys", "contract.ramp_months", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["guess"] is True  # a Guesstimate
+    assert main(["keys"]) == 0
+    out = capsys.readouterr().out
+    assert "contract.value_usd" in out and "horizon.months" in out
+
+
+def test_a_mistyped_command_or_analysis_gets_a_did_you_mean(capsys):
+    from econ.cli import main
+
+    for argv, hint in (
+        (["sumary"], "did you mean summary?"),
+        (["sensitivity", "montecarl"], "did you mean montecarlo?"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert hint in capsys.readouterr().err

@@ -22,6 +22,7 @@ import pandas as pd  # noqa: E402
 import xlsxwriter  # noqa: E402
 from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
 
+from econ.constants import IRR_MEANINGFUL_MAX  # noqa: E402
 from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
 from econ.report.summary import usd  # noqa: E402
 
@@ -47,6 +48,7 @@ COLUMNS = {
     "payback_months": ("Payback [month]", "0.0"),
     "discounted_payback_months": ("Discounted payback [month]", "0.0"),
     "irr_annual": ("IRR [1/yr]", "0.0%"),
+    "mirr_annual": ("MIRR [1/yr]", "0.0%"),
     "profitability_index": ("Profitability index", "0.00"),
     "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
     "term_average_utilization": ("Utilisation over the term, MW-weighted [share]", "0%"),
@@ -289,6 +291,13 @@ def _pct(x: float) -> str:
     return f"{x:.1%}" if math.isfinite(x) else "-"
 
 
+def _irr(x: float) -> str:
+    """A rate of return; above the meaningful range not as a rate (docs/model.md, section 6)."""
+    if math.isfinite(x) and x > IRR_MEANINGFUL_MAX:
+        return f">{IRR_MEANINGFUL_MAX:.0%}"
+    return _pct(x)
+
+
 def _num(x: float, digits: int = 2) -> str:
     return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
 
@@ -315,7 +324,8 @@ def comparison_text(c: Comparison) -> str:
             "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),
             "payback": r["payback_months"].map(_months),
             "disc. payback": r["discounted_payback_months"].map(_months),
-            "IRR": r["irr_annual"].map(_pct),
+            "IRR": r["irr_annual"].map(_irr),
+            "MIRR": r["mirr_annual"].map(_irr),
             "PI": r["profitability_index"].map(_num),
             "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
             "util. (term)": r["term_average_utilization"].map(_pct),
