@@ -17,25 +17,28 @@ from pathlib import Path
 
 from econ import __version__
 from econ.assumptions import (
+    MIN_MAGNITUDE,
     AssumptionError,
     Assumptions,
     bundled_data_dir,
     check_scenario_name,
     load,
+    path_text,
     shown,
     unknown_key_message,
+)
+from econ.limits import (
+    MAX_POINTS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_SOBOL_SAMPLES,
+    MAX_WORKERS,
+    MIN_POINTS,
 )
 
 EXIT_BAD_INPUT = 2
 
-# Bounds of the numeric options (README, "Commands").
-# Monte Carlo: 3 outputs x 8 bytes kept a sample; about 0.7 GB peak, 2 minutes, at the maximum
-MAX_SAMPLES = 10_000_000
-# Sobol base n: n (d + 2) model evaluations held; about 1.4 GB peak, 16 s, at the maximum
-MAX_SOBOL_SAMPLES = 65_536
-MAX_SEED = 2**32 - 1
-MAX_WORKERS = 256
-MIN_POINTS, MAX_POINTS = 2, 101  # grid points per axis, as in grids.csv
+# Bounds of the numeric options (README, "Commands"): econ/limits.py
 MESSAGE_CHARS = 2_000  # an error line is cut beyond this
 
 
@@ -88,6 +91,11 @@ def finite_number(text: str) -> float:
         ) from None
     if not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"{shown(text)}: not finite; expected a finite number")
+    if x != 0 and abs(x) < sys.float_info.min:
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: too small to compute with (a subnormal double, below "
+            f"{sys.float_info.min:.1e}); expected 0 or a larger magnitude"
+        )
     return x
 
 
@@ -477,7 +485,7 @@ def _speeds(text: str) -> tuple[float, ...]:
             x = float(part)
         except ValueError:
             x = float("nan")
-        if not (x > 0 and x < float("inf")):
+        if not (x >= MIN_MAGNITUDE and x < float("inf")):
             raise argparse.ArgumentTypeError(
                 f"{part.strip()!r} is not a speed; expected positive numbers separated by commas"
             )
@@ -549,7 +557,12 @@ class _NamedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:  # a file name that is not UTF-8, or a terminal's charset
+                enc = getattr(self._stream, "encoding", None) or "utf-8"
+                safe = path_text(text).encode(enc, "backslashreplace").decode(enc)
+                return self._stream.write(safe)
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -670,10 +683,22 @@ def cmd_summary(args) -> int:
     return 0
 
 
+def _check_sobol_size(a: Assumptions, n: int, option: str) -> None:
+    """The Sobol sample over the keys the analyses vary within the bounds of econ/limits.py."""
+    from econ.limits import sobol_size_error
+    from econ.sensitivity.run import varied
+
+    why = sobol_size_error(n, len(varied(a)))
+    if why:
+        raise AssumptionError(f"{option} {n}: {why}")
+
+
 def cmd_report(args) -> int:
     from econ.report import check_report, write_report
 
     a = resolve(args)
+    if not args.no_sensitivity:
+        _check_sobol_size(a, args.sobol_samples, "--sobol-samples")
     out = Path(args.out)
     check_report(out, a, force=args.force, replace=args.replace)  # before minutes of sampling
     analysis, info = {}, {}
@@ -704,17 +729,62 @@ def cmd_report(args) -> int:
 
 def cmd_init(args) -> int:
     dest = Path(args.dir)
-    if dest.exists() and any(dest.iterdir()) and not args.force:
-        print(
-            f"econ: error: {dest} already has files; choose an empty folder or pass --force",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    src = bundled_data_dir()
-    shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    if dest.exists() and not dest.is_dir():
+        raise AssumptionError(f"{dest}: not a folder; choose a new or empty folder")
+    try:
+        has_files = dest.exists() and any(dest.iterdir())
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot read the folder ({exc.strerror or exc})") from None
+    if has_files and not args.force:
+        raise AssumptionError(f"{dest} already has files; choose an empty folder or pass --force")
+    copy_as_one_unit(bundled_data_dir(), dest)
     print(f"econ: wrote an editable copy of the default data to {dest}")
     print(f"       use it with: econ report --data {dest}")
     return 0
+
+
+def copy_as_one_unit(src: Path, dest: Path) -> None:
+    """Copy the folder ``src`` to ``dest`` as one unit: staged in a temporary folder beside
+    ``dest``, then renamed into place (a new or empty ``dest``) or each file renamed over its
+    old copy (``--force``). A failure while copying (a full disk) leaves ``dest`` as it was
+    and no temporary; OutputFailure names the file."""
+    parent = dest.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    try:
+        for path in sorted(src.rglob("*")):
+            rel = path.relative_to(src)
+            if "__pycache__" in rel.parts:
+                continue
+            try:
+                if path.is_dir():
+                    (stage / rel).mkdir(exist_ok=True)
+                else:
+                    shutil.copy2(path, stage / rel)
+            except OSError as exc:
+                raise OutputFailure(
+                    f"{dest / rel}: cannot write ({exc.strerror or exc}); {dest} is unchanged"
+                ) from None
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            os.chmod(stage, 0o777 & ~umask)  # mkdtemp makes 0700
+            if not dest.exists() or not any(dest.iterdir()):
+                os.replace(stage, dest)  # replaces an empty folder too
+                return
+            for path in sorted(stage.rglob("*")):  # --force: each file over its old copy
+                target = dest / path.relative_to(stage)
+                if path.is_dir():
+                    target.mkdir(exist_ok=True)
+                else:
+                    os.replace(path, target)
+        except OSError as exc:
+            raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def cmd_capacity(args) -> int:
@@ -784,6 +854,8 @@ def cmd_sensitivity(args) -> int:
     a = resolve(args)
     if args.samples_csv and args.analysis != "montecarlo":
         raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+    if args.analysis == "sobol":
+        _check_sobol_size(a, args.samples or 1024, "--samples")
     res = run_cli(
         a,
         args.analysis,
@@ -895,7 +967,7 @@ def cmd_compare(args) -> int:
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
     c = compare(scenarios, workers=_all_workers(args))
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    facts = f"Data: {base.data_dir}" + (" (bundled defaults)" if base.bundled else "")
+    facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
         facts += "; on every scenario: " + ", ".join(f"--set {o}" for o in args.overrides)
     paths = write_comparison(c, Path(args.out), run_time, facts + f"; econ {__version__}")
@@ -922,6 +994,8 @@ def cmd_platforms(args) -> int:
     from econ.report.compare import platforms_sentence, platforms_text
 
     a = resolve(args)
+    if args.budget is not None:
+        _check_budget(a, args.budget)
     df = platforms(a, args.budget, workers=_all_workers(args))
     answer = platforms_sentence(df)
     if args.json:
@@ -932,6 +1006,30 @@ def cmd_platforms(args) -> int:
         print()
         print(answer)
     return 0
+
+
+def _check_budget(a: Assumptions, budget: float) -> None:
+    """--budget within what the model may take: as contract.value_usd, and buying on every
+    platform a number of MW that contract.mw allows."""
+    from econ.assumptions import rule_for
+    from econ.decisions import budget_present_value, platform_cost
+
+    value_rule, mw_rule = rule_for("contract.value_usd"), rule_for("contract.mw")
+    if not value_rule.check(budget):
+        raise AssumptionError(
+            f"--budget {budget:g}: out of range; expected {value_rule.expected()} [USD] "
+            "(the values contract.value_usd may take)"
+        )
+    pv = budget_present_value(a, budget)
+    for platform in a.platforms():
+        mw = pv / platform_cost(a, platform)[1]
+        if not mw_rule.check(mw):
+            most = budget * mw_rule.high / mw if mw_rule.high and mw > mw_rule.high else None
+            raise AssumptionError(
+                f"--budget {budget:g}: buys {f'{mw:,.0f}' if mw >= 1 else f'{mw:.3g}'} MW on {platform} at its rent, outside what "
+                f"contract.mw allows ({mw_rule.expected()} [MW])"
+                + (f"; expected a budget of at most {most:.4g} USD" if most else "")
+            )
 
 
 def cmd_sweep(args) -> int:

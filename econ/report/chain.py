@@ -1001,7 +1001,9 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         "realised_cost_per_mtok_usd",
         "Realised cost per million tokens served",
         "USD per 1M tokens",
-        f"constant_tokens_per_million*SUM({span('rent')})/SUM({rspan('tokens_served')})",
+        # blank where nothing is served, as the model's NaN (no #DIV/0!)
+        f'IF(SUM({rspan("tokens_served")})=0,"",'
+        f"constant_tokens_per_million*SUM({span('rent')})/SUM({rspan('tokens_served')}))",
         head["realised_cost_per_mtok_usd"],
         "usd2",
     )

@@ -108,12 +108,48 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
+def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Path]:
+    """Call each ``write(tmp)`` on a temporary file beside its path, then rename them all into
+    place: a failure while writing (a full disk) leaves every earlier file untouched, and no
+    temporary. Raises CompareOutputError naming the file that could not be written."""
+    temps: list[Path] = []
+    try:
+        for path, write in files:
+            try:
+                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+                os.close(fd)
+                temps.append(Path(name))
+                write(temps[-1])
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temps[-1], 0o666 & ~umask)  # mkstemp makes 0600
+            except (OSError, XlsxWriterException) as exc:
+                why = getattr(exc, "strerror", None) or str(exc)
+                raise CompareOutputError(
+                    f"{path}: cannot write ({why}); the previous files are unchanged"
+                ) from None
+        for (path, _), tmp in zip(files, temps, strict=True):
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise CompareOutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        for tmp in temps:
+            if tmp.exists():
+                tmp.unlink()
+    return [path for path, _ in files]
+
+
 def write_comparison(c: Comparison, out: Path, run_time: str, facts: str = "") -> list[Path]:
-    """Write ``<out>/compare/comparison.xlsx`` and ``comparison.png``; return their paths."""
+    """Write ``<out>/compare/comparison.xlsx`` and ``comparison.png`` as one unit (both, or
+    neither where writing fails); return their paths."""
     folder = output_folder(out)
-    xlsx = write_atomically(folder / WORKBOOK, lambda p: workbook(c, p, run_time, facts))
-    png = write_atomically(folder / PNG, lambda p: chart(c, p, run_time))
-    return [xlsx, png]
+    return write_together(
+        [
+            (folder / WORKBOOK, lambda p: workbook(c, p, run_time, facts)),
+            (folder / PNG, lambda p: chart(c, p, run_time)),
+        ]
+    )
 
 
 def _cell(ws, row: int, col: int, x, fmt) -> None:

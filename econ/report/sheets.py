@@ -11,7 +11,7 @@ from pathlib import Path
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from econ import __version__
-from econ.assumptions import Assumptions
+from econ.assumptions import Assumptions, path_text
 from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
@@ -442,7 +442,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     info = [
         ("Scenario", a.scenario),
         ("Overrides", "; ".join(f"{k}={v} ({o})" for k, v, o in a.overrides) or "none"),
-        ("Data folder", str(a.data_dir) + (" (bundled defaults)" if a.bundled else "")),
+        ("Data folder", path_text(a.data_dir) + (" (bundled defaults)" if a.bundled else "")),
         ("econ version", __version__),
         ("Run at (UTC)", book.run_time),
         *[(k, str(v)) for k, v in run_info.items() if k != "time"],
