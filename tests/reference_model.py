@@ -241,7 +241,9 @@ def _irr_unique(flows: list[float]) -> bool:
 
     def once(xs: list[float]) -> bool:
         signs = [x > 0 for x in xs if x != 0]
-        return bool(signs) and not signs[0] and signs[-1] and signs.index(True) == signs.count(False)
+        return (
+            bool(signs) and not signs[0] and signs[-1] and signs.index(True) == signs.count(False)
+        )
 
     running, total = [], 0.0
     for f in flows:
@@ -1044,7 +1046,12 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
             uses["api"] = (V / (SECONDS_PER_MONTH * thr_u), m_u * SECONDS_PER_MONTH * thr_u / 1e6)
             if A > 0:
                 lift = sf_u - sf_std
-                v_s = g_std * A * s_u * SECONDS_PER_MONTH / phi_u + prop * lift * N * pf * W[t - 1]
+                # W is worth at month 0; the other uses' values are month-t cash: W / d_t
+                d_t = (1 + r) ** (-t / 12)
+                v_s = (
+                    g_std * A * s_u * SECONDS_PER_MONTH / phi_u
+                    + prop * lift * N * pf * W[t - 1] / d_t
+                )
                 mw_per_share = A * s_u / thr_u
                 if offer != "off":
                     rho_s = math.inf if offer == "on" else v_s / mw_per_share
