@@ -210,12 +210,32 @@ def _base_get(a: Assumptions):
     return lambda k: np.array([float(a.base[k])]) if k in a.base else None
 
 
+_DATA_CACHE: dict[tuple, object] = {}
+
+
+def _cached(a: Assumptions, name: str, plat: str, compute):
+    """A value that depends on the data files alone (a.base), computed once per data."""
+    key = (id(a.base), name, plat)
+    hit = _DATA_CACHE.get(key)
+    if hit is not None and hit[0] is a.base:
+        return hit[1]
+    if len(_DATA_CACHE) > 256:
+        _DATA_CACHE.clear()
+    value = compute()
+    _DATA_CACHE[key] = (a.base, value)
+    return value
+
+
 def stage_cap(a: Assumptions, plat: str) -> float:
     """k_cap of a platform: K_CAP_FACTOR x k_min of the served model on it, both at the base
     data (fixed per run, so the stage candidates only grow as k_min falls; section 0.2)."""
-    get = _base_get(a)
-    _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
-    return float(physics.K_CAP_FACTOR * k_min[0])
+
+    def compute() -> float:
+        get = _base_get(a)
+        _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
+        return float(physics.K_CAP_FACTOR * k_min[0])
+
+    return _cached(a, "stage_cap", plat, compute)
 
 
 def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
@@ -239,6 +259,10 @@ def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     """The platform's sourced measurements (section 0.1): frontier points that name a model of
     models.csv and whose source is not a Guesstimate, with the measured model's envelope at the
     point's speed on the base hardware, where that envelope is positive: [(point id, Env)]."""
+    return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
+
+
+def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     out = []
     get = _base_get(a)
     chip = physics.chip_from(get, plat)
@@ -287,7 +311,9 @@ def platform_throughput(
 def fastest_feasible(speed: Array, ceiling: Array, most: ArrayLike = 1.0) -> tuple[Array, Array]:
     """(multiplier, feasible): the largest m of SERVED_GRID with m <= ``most`` and
     speed x m <= CEILING_MARGIN x ceiling, per scenario; NaN and False where none is."""
-    m_best = np.full(np.broadcast_shapes(np.shape(speed), np.shape(ceiling), np.shape(most)), np.nan)
+    m_best = np.full(
+        np.broadcast_shapes(np.shape(speed), np.shape(ceiling), np.shape(most)), np.nan
+    )
     for m in SERVED_GRID[::-1]:  # slowest first, so that faster feasible ones overwrite
         ok = (m <= np.asarray(most) + 1e-12) & (speed * m <= CEILING_MARGIN * ceiling)
         m_best = np.where(ok, m, m_best)
@@ -317,8 +343,11 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     term = p.row("contract.term_months")
     if "contract.tranche_mw" in a.values:
         mw_online = cap.tranche_online(
-            t, p.row("contract.mw"), p.row("contract.tranche_mw"),
-            p.row("contract.tranche_months"), term,
+            t,
+            p.row("contract.mw"),
+            p.row("contract.tranche_mw"),
+            p.row("contract.tranche_months"),
+            term,
         )
     else:
         mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
@@ -338,11 +367,11 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
                 m, ok = fastest_feasible(tier_speed[i], ceil_g)
                 served[i] = np.where(ok, tier_speed[i] * m, CEILING_MARGIN * ceil_g)
         mult, offered = fastest_feasible(tier_speed["ultrafast"], ceil_c, most)
-        served["ultrafast"] = np.where(offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"])
+        served["ultrafast"] = np.where(
+            offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"]
+        )
     eta: dict[str, Array] = {}
-    thr_u = np.where(
-        offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0
-    )
+    thr_u = np.where(offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0)
     thr_b = platform_throughput(p, plat, served["standard"], model, eta)
     if gpu_set is not None:
         g_cost = {"standard": gpu_set, "fast": gpu_set}
@@ -360,8 +389,20 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
             g_cost[i] = np.minimum(derived, keep * p(f"tiers.{i}.price_per_mtok_usd"))
     streams = cap.streams(mw_online, thr_u, served["ultrafast"])
     return Capacity(
-        t, term, mw_online, served, mult, offered, thr_u, thr_b, ceil_c, ceil_g, g_cost,
-        gpu_set is not None, eta, streams,
+        t,
+        term,
+        mw_online,
+        served,
+        mult,
+        offered,
+        thr_u,
+        thr_b,
+        ceil_c,
+        ceil_g,
+        g_cost,
+        gpu_set is not None,
+        eta,
+        streams,
     )
 
 
@@ -502,7 +543,10 @@ def api_market(p: Params, c: Capacity) -> choice.Choice:
     prices = tuple(p(f"tiers.{i}.price_per_mtok_usd") for i in TIER_IDS)
     speeds = tuple(c.served[i] for i in TIER_IDS)
     return choice.choice(
-        lg, prices, speeds, (c.gpu_cost["standard"], c.gpu_cost["fast"]),
+        lg,
+        prices,
+        speeds,
+        (c.gpu_cost["standard"], c.gpu_cost["fast"]),
         p("finance.variable_cost_share"),
     )
 
@@ -520,6 +564,7 @@ class Adoption:
     price_factor: Array
     pro_value: Array
     adoption_wanted: Array
+    subscriber_margin: Array
     api_served: Array
     backfill_peak: Array
     backfill_flexible: Array
@@ -559,7 +604,10 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     )
     a_want = np.minimum(p("tiers.ultrafast.adoption") * burn, 1.0 - a_f)
     # W_t: the value of one extra Pro subscriber converted in month t (0.2)
-    churn, extra = row("conversion.pro_churn_monthly"), row("conversion.extra_churn_after_term_monthly")
+    churn, extra = (
+        row("conversion.pro_churn_monthly"),
+        row("conversion.extra_churn_after_term_monthly"),
+    )
     step = 1.0 - churn - np.where(c.t > c.term, extra, 0.0)
     d = cost.discount(c.t, row("finance.discount_rate_annual"))
     margin = subscriber_margin(p, c, dem)
@@ -572,9 +620,16 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     thr_u, thr_b = c.throughput_ultrafast, c.throughput_standard
     per_mw_u = thr_u * SECONDS_PER_MONTH  # tokens a month one average MW carries at s_u
     per_mw_b = thr_b * SECONDS_PER_MONTH
-    api_cap = np.divide(dem.api_wanted, per_mw_u[None, :], out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))), where=per_mw_u[None, :] > 0)
+    api_cap = np.divide(
+        dem.api_wanted,
+        per_mw_u[None, :],
+        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
+        where=per_mw_u[None, :] > 0,
+    )
     g_std = c.gpu_cost["standard"]
-    volume = np.where(c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0)
+    volume = np.where(
+        c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
+    )
     flex = row("capacity.backfill_flexible_share")
     with np.errstate(divide="ignore", invalid="ignore"):
         bp_cap = np.where(per_mw_b > 0, volume * (1.0 - flex) / per_mw_b, 0.0)
@@ -617,6 +672,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         price_factor=pf,
         pro_value=W,
         adoption_wanted=a_want,
+        subscriber_margin=margin,
         api_served=path.mw_api * per_mw_u[None, :],
         backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
         backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
@@ -668,7 +724,9 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
     diverted = ado.api_served * (dem.api.diversion_standard + dem.api.diversion_fast)[None, :]
     moved = ado.backfill_peak + ado.backfill_flexible + adopter_tokens / phi_u + diverted
     backfill = ado.backfill_peak + ado.backfill_flexible
-    return Revenue(d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu)
+    return Revenue(
+        d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu
+    )
 
 
 @dataclass(frozen=True)
@@ -695,7 +753,9 @@ class Cash:
     monthly_rate: Array  # r_m [1/month]
 
 
-def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr_on: bool = True) -> Cash:
+def cash_stage(
+    p: Params, c: Capacity, rent: Array, ado: Adoption, r: Revenue, irr_on: bool = True
+) -> Cash:
     row = p.row
     keep = 1.0 - row("finance.variable_cost_share")
     inflow = (r.subscription + r.api) * keep + r.gpu
@@ -707,7 +767,7 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr
     npv_h = disc.sum(axis=0)
     in_term = c.t <= c.term
     # the Pro tail after H: the net margin of one incremental subscriber at H
-    margin = subscriber_margin(p, c, dem)[-1]
+    margin = ado.subscriber_margin[-1]
     tv = terminal_value(
         r.incremental_pro[-1],
         margin,
@@ -722,7 +782,9 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr
     rent_npv = (rent * d).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = ((inflow * d).sum(axis=0) + tv_on * tv * d[-1]) / rent_npv
-    irr_val = annualise(irr(np.ascontiguousarray(flows.T))) if irr_on else np.full(npv.shape, np.nan)
+    irr_val = (
+        annualise(irr(np.ascontiguousarray(flows.T))) if irr_on else np.full(npv.shape, np.nan)
+    )
     return Cash(
         net_cash_flow=cf,
         discount=d,
@@ -813,25 +875,37 @@ class Results:
     realised_cost_per_mtok: Array = _f("USD per 1M tokens", "(N,)", "1e6 sum R_t / sum U_t")
     throughput_per_mw: Array = _f("tokens/s/MW", "(N,)", "Thr* at the served ultrafast speed")
     throughput_per_mw_standard: Array = _f("tokens/s/MW", "(N,)", "Thr* at the standard speed")
-    served_tokens_per_s_standard: Array = _f("tokens/s/user", "(N,)", "standard tier's served speed")
+    served_tokens_per_s_standard: Array = _f(
+        "tokens/s/user", "(N,)", "standard tier's served speed"
+    )
     served_tokens_per_s_fast: Array = _f("tokens/s/user", "(N,)", "fast tier's served speed")
     served_tokens_per_s_ultrafast: Array = _f(
         "tokens/s/user", "(N,)", "ultrafast tier's served speed on the contract platform"
     )
-    served_multiplier: Array = _f("x", "(N,)", "ultrafast served speed / tier speed (NaN: not offered)")
-    ceiling_contract: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the contract platform")
+    served_multiplier: Array = _f(
+        "x", "(N,)", "ultrafast served speed / tier speed (NaN: not offered)"
+    )
+    ceiling_contract: Array = _f(
+        "tokens/s/user", "(N,)", "per-user ceiling on the contract platform"
+    )
     ceiling_gpu: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the GPU platform")
     gpu_cost_standard: Array = _f("USD per 1M tokens", "(N,)", "g$ of a standard output token")
     gpu_cost_fast: Array = _f("USD per 1M tokens", "(N,)", "g$ of a fast output token")
-    api_margin: Array = _f("USD per 1M tokens", "(N,)", "m_u, the margin of one ultrafast API token")
+    api_margin: Array = _f(
+        "USD per 1M tokens", "(N,)", "m_u, the margin of one ultrafast API token"
+    )
     api_share_standard: Array = _f("share", "(N,)", "logit share of the standard tier")
     api_share_fast: Array = _f("share", "(N,)", "logit share of the fast tier")
     api_share_ultrafast: Array = _f("share", "(N,)", "logit share of the ultrafast tier")
     api_share_outside: Array = _f("share", "(N,)", "logit share of the outside option")
-    api_diversion_standard: Array = _f("-", "(N,)", "D_s, standard tokens one ultrafast token replaces")
+    api_diversion_standard: Array = _f(
+        "-", "(N,)", "D_s, standard tokens one ultrafast token replaces"
+    )
     api_diversion_fast: Array = _f("-", "(N,)", "D_f, fast tokens one ultrafast token replaces")
     api_market_tokens: Array = _f("tokens/month", "(N,)", "the logit's market M")
-    api_premium: Array = _f("USD per 1M tokens", "(N,)", "calibrated premium (alpha_u - alpha_s) / beta")
+    api_premium: Array = _f(
+        "USD per 1M tokens", "(N,)", "calibrated premium (alpha_u - alpha_s) / beta"
+    )
     pro_base_upgrade: Array = _f("1/month", "(N,)", "derived base Plus-to-Pro upgrade rate")
     pro_capped_propensity: Array = _f("1/month", "(N,)", "derived cap-hit upgrade propensity")
     pro_price_factor: Array = _f("-", "(N,)", "(price / reference price)^(-elasticity)")
@@ -892,17 +966,21 @@ def evaluate(
 
 def choose_served(p: Params) -> Array:
     """Per scenario, the multiplier of SERVED_GRID whose fastest feasible speed maximises the
-    NPV (ties: the faster), (N,) (section 0.1)."""
-    best_npv = np.full(p.n, -np.inf)
-    best = np.full(p.n, SERVED_GRID[0])
+    NPV (ties: the faster), (N,) (section 0.1). Every candidate of every scenario is evaluated
+    in one vectorised call (the scenarios repeated once per candidate)."""
+    k = len(SERVED_GRID)
+    n = p.n
+    tiled = {key: np.tile(np.broadcast_to(v, (n,)), k) for key, v in p.over.items()}
+    tiled["contract.mw"] = np.tile(np.broadcast_to(p("contract.mw"), (n,)), k)
+    q = Params(p.a, tiled)
+    most = np.repeat(np.asarray(SERVED_GRID, float), n)
     with np.errstate(all="ignore"):
-        for m in SERVED_GRID:
-            c = capacity_stage(p, m)
-            npv = _cash(p, c, detail=False, irr_on=False)[-1].npv
-            better = np.broadcast_to(npv > best_npv, (p.n,))
-            best = np.where(better, m, best)
-            best_npv = np.where(better, npv, best_npv)
-    return best
+        c = capacity_stage(q, most)
+        npv = _cash(q, c, detail=False, irr_on=False)[-1].npv
+    p.read |= q.read
+    npv = np.where(np.isfinite(npv), npv, -np.inf).reshape(k, n)
+    best = np.argmax(npv, axis=0)  # the first (fastest) of equal NPVs
+    return np.asarray(SERVED_GRID, float)[best]
 
 
 def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
@@ -910,7 +988,7 @@ def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
     dem = demand_stage(p, c, detail)
     ado = adoption_stage(p, c, dem)
     r = revenue_stage(p, c, dem, ado)
-    return rent, dem, ado, r, cash_stage(p, c, rent, dem, r, irr_on)
+    return rent, dem, ado, r, cash_stage(p, c, rent, ado, r, irr_on)
 
 
 def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
@@ -940,7 +1018,8 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         api_tokens_wanted=nh(dem.api_wanted),
         api_tokens_served=nh(ado.api_served),
         api_streams_peak=nh(
-            ado.api_served * p.row("usage.peak_to_average")
+            ado.api_served
+            * p.row("usage.peak_to_average")
             / (c.served["ultrafast"][None, :] * SECONDS_PER_MONTH)
         ),
         subscriber_streams_peak=nh(r.subscriber_streams),
@@ -961,7 +1040,8 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         backfill_tokens=nh(r.backfill),
         backfill_usd=nh(
             (ado.backfill_peak + p.row("capacity.flexible_value_share") * ado.backfill_flexible)
-            * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
+            * c.gpu_cost["standard"][None, :]
+            / TOKENS_PER_MILLION
         )
         if detail
         else None,
@@ -986,21 +1066,24 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         throughput_per_mw_standard=vec(c.throughput_standard),
         served_tokens_per_s_standard=vec(c.served["standard"]),
         served_tokens_per_s_fast=vec(c.served["fast"]),
-        served_tokens_per_s_ultrafast=vec(c.served["ultrafast"]),
+        served_tokens_per_s_ultrafast=vec(np.where(c.offered, c.served["ultrafast"], np.nan)),
         served_multiplier=vec(c.multiplier),
         ceiling_contract=vec(c.ceiling_contract),
         ceiling_gpu=vec(c.ceiling_gpu),
         gpu_cost_standard=vec(c.gpu_cost["standard"]),
         gpu_cost_fast=vec(c.gpu_cost["fast"]),
-        api_margin=vec(api.margin),
-        api_share_standard=vec(api.share_standard),
-        api_share_fast=vec(api.share_fast),
-        api_share_ultrafast=vec(api.share_ultrafast),
-        api_share_outside=vec(api.share_outside),
-        api_diversion_standard=vec(api.diversion_standard),
-        api_diversion_fast=vec(api.diversion_fast),
+        # where the tier is not offered: the market without it, no margin and no diversion
+        api_margin=vec(np.where(c.offered, api.margin, np.nan)),
+        api_share_standard=vec(np.where(c.offered, api.share_standard, api.no_deal_standard)),
+        api_share_fast=vec(np.where(c.offered, api.share_fast, api.no_deal_fast)),
+        api_share_ultrafast=vec(np.where(c.offered, api.share_ultrafast, 0.0)),
+        api_share_outside=vec(
+            np.where(c.offered, api.share_outside, 1.0 - api.no_deal_standard - api.no_deal_fast)
+        ),
+        api_diversion_standard=vec(np.where(c.offered, api.diversion_standard, np.nan)),
+        api_diversion_fast=vec(np.where(c.offered, api.diversion_fast, np.nan)),
         api_market_tokens=vec(api.market),
-        api_premium=vec(api.premium),
+        api_premium=vec(np.where(np.isfinite(api.premium), api.premium, np.nan)),
         pro_base_upgrade=vec(ado.base_upgrade),
         pro_capped_propensity=vec(ado.capped_propensity),
         pro_price_factor=vec(ado.price_factor),
@@ -1060,7 +1143,8 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
             served * p("tiers.ultrafast.price_per_mtok_usd") / TOKENS_PER_MILLION
         ),
         "api_revenue_lost_usd": vec(
-            served * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
+            served
+            * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
             / -TOKENS_PER_MILLION
         ),
         "api_gpu_cost_avoided_usd": vec(r.api_gpu.sum(axis=0)),

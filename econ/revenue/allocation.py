@@ -51,32 +51,33 @@ def allocate(
     """
     mw = np.asarray(mw, float)
     pta = np.asarray(peak_to_average, float)
-    Y = np.stack(np.broadcast_arrays(*(np.asarray(c, float) for c in caps)))
-    R = np.stack(np.broadcast_arrays(*(np.asarray(v, float) for v in values)))
-    shape = np.broadcast_shapes(Y.shape[1:], R.shape[1:], mw.shape, np.shape(flexible_cap))
-    Y = np.broadcast_to(Y, (3, *shape))
-    R = np.broadcast_to(R, (3, *shape))
-    rho_f = np.broadcast_to(np.asarray(flexible_value, float), shape)
+    rho_f = np.asarray(flexible_value, float)
     f_on = rho_f > 0
-    flex = np.where(f_on, np.minimum(np.asarray(flexible_cap, float), mw), 0.0)
+    fcap = np.asarray(flexible_cap, float)
+    flex = np.where(f_on, np.minimum(fcap, mw), 0.0)
     peak = mw / pta
     shared = np.minimum(peak, mw - flex)
-    lim = np.where(R > rho_f, peak, np.where(R > 0, shared, 0.0))
-    order = np.argsort(-R, axis=0, kind="stable")  # ties keep api, subscriber, backfill-peak
-    y_sorted = np.empty((3, *shape))
-    S = np.zeros(shape)
-    for r in range(3):
-        idx = order[r][None]
-        y = np.minimum(
-            np.take_along_axis(Y, idx, 0)[0],
-            np.maximum(np.take_along_axis(lim, idx, 0)[0] - S, 0.0),
-        )
-        y_sorted[r] = y
-        S = S + y
-    out = np.empty((3, *shape))
-    np.put_along_axis(out, order, y_sorted, 0)
-    y_f = np.where(f_on, np.minimum(np.asarray(flexible_cap, float), np.maximum(mw - S, 0.0)), 0.0)
-    return out[0], out[1], out[2], np.broadcast_to(y_f, shape)
+    Y = [np.asarray(c, float) for c in caps]
+    R = [np.asarray(v, float) for v in values]
+    lim = [np.where(r > rho_f, peak, np.where(r > 0, shared, 0.0)) for r in R]
+    # each use's place in the order of value (ties: api, subscriber, backfill-peak)
+    rank = [
+        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(3) if k != j)
+        for j in range(3)
+    ]
+    y = [0.0, 0.0, 0.0]
+    S = 0.0
+    for pos in range(3):
+        at = [rank[j] == pos for j in range(3)]
+        y_cap = np.where(at[0], Y[0], np.where(at[1], Y[1], Y[2]))
+        y_lim = np.where(at[0], lim[0], np.where(at[1], lim[1], lim[2]))
+        got = np.minimum(y_cap, np.maximum(y_lim - S, 0.0))
+        S = S + got
+        for j in range(3):
+            y[j] = y[j] + np.where(at[j], got, 0.0)
+    y_f = np.where(f_on, np.minimum(fcap, np.maximum(mw - S, 0.0)), 0.0)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (*y, y_f)))
+    return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))  # type: ignore[return-value]
 
 
 def subscriber_value_per_adopter(
@@ -214,7 +215,12 @@ def pro_paths(
         p0 = p0 * keep + (upgrade_base + upgrade_prop * h0[t]) * pool[t]
         for k, v in (("P", p), ("P0", p0), ("a", a), ("A", A), ("h", h), ("ya", y_a)):
             out[k][t] = v
-        for k, v in (("ys", y_s), ("yp", y_p), ("yf", y_f), ("rs", np.where(need > 0, rho_s, np.nan))):
+        for k, v in (
+            ("ys", y_s),
+            ("yp", y_p),
+            ("yf", y_f),
+            ("rs", np.where(need > 0, rho_s, np.nan)),
+        ):
             out[k][t] = v
     return Allocation(
         pro=out["P"],
@@ -246,12 +252,9 @@ def calibrate_no_deal(
     stock then grows at ``growth`` in month 1 exactly."""
     n1 = np.asarray(plus_pool_1, float)
     h0 = np.asarray(hit_no_deal_1, float)
-    u0 = np.divide(
-        np.asarray(pro_start, float) * (np.asarray(churn, float) + np.asarray(growth, float)),
-        n1,
-        out=np.zeros(np.broadcast_shapes(n1.shape, np.shape(pro_start), np.shape(churn))),
-        where=n1 > 0,
-    )
+    flow = np.asarray(pro_start, float) * (np.asarray(churn, float) + np.asarray(growth, float))
+    shape = np.broadcast_shapes(n1.shape, flow.shape)
+    u0 = np.divide(flow, n1, out=np.zeros(shape), where=np.broadcast_to(n1 > 0, shape))
     with np.errstate(divide="ignore", invalid="ignore"):
         prop = np.where(h0 > 0, np.asarray(capped_share, float) * u0 / h0, 0.0)
     prop = np.minimum(prop, max_propensity)
