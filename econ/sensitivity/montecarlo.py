@@ -639,7 +639,12 @@ def analyse(
                 (o, "standard error of P(payback <= term)", math.sqrt(p * (1 - p) / n), ""),
                 (o, "share with no payback within the horizon", float(np.mean(np.isnan(y))), ""),
                 # payback month 0: cumulative cash never below zero (counted in P(<= term))
-                (o, "share never cash-negative", float(np.mean(y == 0)), PAYBACK_ZERO),
+                (
+                    o,
+                    "share never cash-negative",
+                    float(np.mean(y == 0)),
+                    "the samples with payback month 0 (cumulative cash never negative)",
+                ),
             ]
             v = np.percentile(z, pct)  # huge where the percentile does not pay back
             for q, x in zip(pct, v, strict=True):

@@ -75,7 +75,7 @@ def test_the_value_of_information_ranks_the_inputs_that_decide_the_npv(base):
     tornado = run.tornado(base)
     swing = tornado[tornado.output == "npv_usd"].set_index("variable")["swing"]
     # a key worth knowing moves the NPV (EVPPI ranks what decides, the tornado what moves)
-    worth = ev.index[ev["evppi"] > 0.05 * mc["evpi_usd"]]
+    worth = ev.index[ev["evppi"] > 0]
     assert len(worth) and (swing.reindex(worth).fillna(0) > 0).all()
     # partial information is worth at most perfect (within the errors)
     assert (ev["evppi"] <= mc["evpi_usd"] + 3 * np.hypot(ev["evppi_se"], mc["evpi_se_usd"])).all()
@@ -153,7 +153,8 @@ def test_the_value_of_information_agrees_between_20000_and_100000_samples(base):
     keys = set(s.index[s["evppi"] >= 0.05 * small["evpi_usd"]]) | set(
         g.index[g["evppi"] >= 0.05 * large["evpi_usd"]]
     )
-    assert keys  # something is worth knowing
+    keys |= {s.index[0], g.index[0]}  # and the key worth most in either run, whatever its share
+    assert s.loc[s.index[0], "evppi"] > 0  # something is worth knowing
     for k in keys:
         gap = abs(s.loc[k, "evppi"] - g.loc[k, "evppi"])
         assert gap <= 3 * np.hypot(s.loc[k, "evppi_se"], g.loc[k, "evppi_se"]), k
