@@ -673,16 +673,14 @@ def test_the_gpu_cost_per_token_is_derived_when_blank_and_a_number_overrides_it(
     assert h["gpu_cost_overridden"] is True
 
 
-def test_the_summary_says_when_the_gpu_cost_is_set(tmp_path):
-    import subprocess
-    import sys
+def test_the_summary_says_when_the_gpu_cost_is_set(capsys):
+    from conftest import DATA
+
+    from econ.cli import main
 
     def summary(*args: str) -> str:
-        res = subprocess.run(
-            [sys.executable, "-m", "econ", "summary", *args], capture_output=True, text=True
-        )
-        assert res.returncode == 0, res.stderr
-        return res.stdout
+        assert main(["summary", "--data", str(DATA), *args]) == 0
+        return capsys.readouterr().out
 
     derived = summary()
     assert "(derived)" in derived and "set by capacity.gpu_cost_per_mtok_usd" not in derived

@@ -177,7 +177,18 @@ def test_summary_text_on_payback(capsys):
     term, not paying back."""
     code, out, _ = run(["summary", "--data", str(DATA)], capsys)
     assert code == 0 and out.splitlines()[1].startswith("Never cash-negative")
-    code, out, _ = run(["summary", "--data", str(DATA), "--set", "contract.value_usd=14e9"], capsys)
+    # a contract dear enough to pay back only after the term
+    import numpy as np
+
+    import econ
+    from econ.model import evaluate
+
+    values = np.linspace(10e9, 30e9, 41)
+    payback = evaluate(econ.load(DATA), {"contract.value_usd": values}).payback_months
+    late = values[(payback > 30) & np.isfinite(payback)]
+    assert late.size
+    sets = ["--set", f"contract.value_usd={float(late[0])!r}"]
+    code, out, _ = run(["summary", "--data", str(DATA), *sets], capsys)
     assert code == 0 and re.search(r"Pays back for good in month \d+\.\d \(after the", out)
     code, out, _ = run(["summary", "--data", str(DATA), "--scenario", "bear"], capsys)
     assert code == 0 and "Does not pay back within 60 months" in out

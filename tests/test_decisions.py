@@ -580,17 +580,19 @@ def test_the_ultrafast_price_has_an_interior_optimum_at_the_logit_markup(base, c
 
 
 def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
-    # at the contract's rate a smaller contract is worth more down to about 430 MW (the summary's
-    # size at the rate): over 500-1,500 MW the optimum sits on the lower end; holding the value
-    # (more MW for the same money), on the upper
-    o = D.optimize(base, "contract.mw", low=500, high=1500, workers=1)
-    assert o.on_bound == "low" and o.value == 500 and not o.refined
+    # at the contract's rate the NPV peaks well below 1,000 MW (the summary's size at the rate):
+    # over 1,000-1,500 MW the optimum sits on the lower end
+    from econ.headline import size_at_rate
+
+    assert size_at_rate(base)["best_mw"] < 1000
+    o = D.optimize(base, "contract.mw", low=1000, high=1500, workers=1)
+    assert o.on_bound == "low" and o.value == 1000 and not o.refined
+    # holding the value, more MW for the same money never lower the NPV (MODEL.md 0.2): the
+    # upper end
     o = D.optimize(base, "contract.mw", hold="value", workers=1)
     assert o.on_bound == "high" and o.value == 1500 and not o.refined
-    span = ["--low", "500", "--high", "1500"]
-    code, out, _ = run(
-        ["optimize", "contract.mw", *span, "--data", str(DATA), "--workers", "1"], capsys
-    )
+    args = ["optimize", "contract.mw", "--low", "1000", "--data", str(DATA), "--workers", "1"]
+    code, out, _ = run(args, capsys)
     assert code == 0 and "sits on the lower end of the range" in out
     args = ["optimize", "contract.mw", "--hold", "value", "--data", str(DATA), "--workers", "1"]
     code, out, _ = run(args, capsys)

@@ -185,13 +185,16 @@ def test_a_slower_user_is_never_worse_off_than_one_eight_times_faster(s, platfor
 
 
 ENVELOPE_RISES = (
-    "Model finding: the envelope is meant to be the most output per MW for users who each want AT "
-    "LEAST a speed, so it cannot rise with the speed; with the served model of version 3 (5 % "
-    "active, 8-bit) it does on wse3 (589,275 tokens/s per MW at 54, 1,127,991 at 134; 1,073,275 "
-    "at 340, 1,086,040 at 750) and on groq_lpu (65,701 at 20, 66,523 at 54): in the memory-bound "
-    "regime the best serving speed lies beyond the candidates s x (1 ... 8), so a slower user is "
-    "served slower than the layout allows. The contract's backfill at 54 tokens/s gets half the "
-    "throughput the same MW give at 134"
+    "Model finding: the envelope is the most output per MW for users who each want AT LEAST a "
+    "speed, so it cannot rise with the speed; with the served model of version 3 (5 % active, "
+    "8-bit) it does on wse3 (589,275 tokens/s per MW at 54, 1,127,991 at 134; 1,073,275 at 340, "
+    "1,086,040 at 750) and on groq_lpu (65,701 at 20, 66,523 at 54). Memory-bound output rises "
+    "with the serving speed up to each layout's peak c* = spec / (a_k + b_k D_k), but the "
+    "serving speeds are only s x (1, 1.25, 1.5, 2, 3, 4, 6, 8): at 54 the best is 8 x 54 = 432, "
+    "far below the peak near 1,100; at 340 the grid's 1,020 falls short of the 1,125 that "
+    "750 x 1.5 reaches. The contract's backfill at 54 tokens/s gets half the throughput the "
+    "same MW give at 134. (Adding c*_k as a candidate where c*_k >= s gives the exact maximum: "
+    "the output is concave in the serving speed.)"
 )
 
 
