@@ -89,7 +89,7 @@ class Rule:
         return what
 
     def check(self, x: float) -> bool:
-        if not math.isfinite(x) or (x != 0 and abs(x) < MIN_MAGNITUDE):
+        if not math.isfinite(x):
             return False
         if self.kind == "integer" and x != int(x):
             return False
@@ -100,10 +100,17 @@ class Rule:
         return True
 
 
-# The smallest magnitude of a value other than 0, for every key: no quantity of the model is
-# meaningful below it (a value there is a unit typed wrong), and products and quotients of
-# values at least this large stay within a double (docs/model.md, section 2.2).
+# The smallest magnitude of a value other than 0 that a file, --set or the API may give any
+# key: no quantity of the model is meaningful below it (a value there is a unit typed wrong),
+# and products and quotients of values at least this large stay within a double
+# (docs/model.md, section 2.2). Values the analyses derive (a search, a scaled size) may go
+# below it.
 MIN_MAGNITUDE = 1e-30
+
+
+def too_small(x: float) -> bool:
+    """Whether ``x`` is not 0 and smaller in magnitude than MIN_MAGNITUDE."""
+    return x != 0 and abs(x) < MIN_MAGNITUDE
 
 
 def _fmt(x: float) -> str:
@@ -999,7 +1006,7 @@ def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
     x = _number(s, decimal)
     if isinstance(x, str):
         raise AssumptionError(f'{where}, column {column}: "{shown(s)}" {x}')
-    if x != 0 and abs(x) < MIN_MAGNITUDE:
+    if too_small(x):
         raise AssumptionError(
             f'{where}, column {column}: "{shown(s)}" is too small; expected 0 or a magnitude of '
             f"at least {MIN_MAGNITUDE:g} (a smaller value is a unit typed wrong, and its products "
@@ -1208,7 +1215,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                 )
             rule = rule_for(key)
             for c, x in (("low", lo), ("high", hi)):
-                if rule is not None and not rule.check(x):
+                if rule is not None and (too_small(x) or not rule.check(x)):
                     raise AssumptionError(
                         f"{where}, column {c}: {written[c]} is outside the key's valid values; "
                         f"expected {rule.expected()}"

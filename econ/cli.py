@@ -25,6 +25,7 @@ from econ.assumptions import (
     load,
     path_text,
     shown,
+    too_small,
     unknown_key_message,
 )
 from econ.limits import (
@@ -1015,7 +1016,7 @@ def _check_budget(a: Assumptions, budget: float) -> None:
     from econ.decisions import budget_present_value, platform_cost
 
     value_rule, mw_rule = rule_for("contract.value_usd"), rule_for("contract.mw")
-    if not value_rule.check(budget):
+    if too_small(budget) or not value_rule.check(budget):
         raise AssumptionError(
             f"--budget {budget:g}: out of range; expected {value_rule.expected()} [USD] "
             "(the values contract.value_usd may take)"

@@ -118,14 +118,18 @@ def test_compare_on_a_full_disk_keeps_the_old_pair(compared, tmp_path):
     out = tmp_path / "reports"
     shutil.copytree(compared, out)
     before = snapshot(out)
-    # the workbook (31 kB) fits, the chart (94 kB) does not: neither may replace the old one
-    res = econ_cli(*COMPARE, "--out", str(out), limit=50_000)
+    # a limit between the two files' sizes: the smaller one fits, the larger one does not,
+    # and neither may replace its old copy
+    sizes = {p.name: p.stat().st_size for p in (out / "compare").iterdir()}
+    small, large = sorted(sizes, key=sizes.get)
+    assert sizes[large] > 1.2 * sizes[small], sizes
+    res = econ_cli(*COMPARE, "--out", str(out), limit=(sizes[small] + sizes[large]) // 2)
     one_error_line(
         res,
-        r"econ: error: \S+/compare/comparison\.png: cannot write \(File too large\); the "
+        rf"econ: error: \S+/compare/{re.escape(large)}: cannot write \(File too large\); the "
         r"previous files are unchanged",
     )
-    assert snapshot(out) == before  # no temporary, no new workbook beside the old chart
+    assert snapshot(out) == before  # no temporary, no new file beside an old one
 
 
 def test_compare_with_no_space_left_in_process(compared, tmp_path, capsys, monkeypatch):
