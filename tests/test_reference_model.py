@@ -344,8 +344,9 @@ def _hand() -> dict:
     w1 = m_h * d[0] + 0.5 * w2
     W = [w1, w2, w3]
     # a unit of adoption share in month 1: adopters' usage off the GPUs g$ A_1 100 SPM / 1e6,
-    # plus prop x (0.5 - Phi(-1)) x N x W_1 extra Pro value
-    v_s1 = 1e-5 * A[0] * 100 * SPM + prop * (0.5 - PHI_M1) * 100 * w1
+    # plus prop x (0.5 - Phi(-1)) x N x W_1 / d_1 extra Pro value (W_1 is worth at month 0; the
+    # uses are compared in month-1 money)
+    v_s1 = 1e-5 * A[0] * 100 * SPM + prop * (0.5 - PHI_M1) * 100 * w1 / d[0]
     return locals()
 
 
@@ -428,8 +429,8 @@ def test_tiny_scenario_by_hand():
 
 def test_tiny_scenario_subscriber_offer_auto_and_off():
     h = _hand()
-    # auto: a unit of adoption in month 1 is worth v_s = 2,258 USD (positive), or per average MW
-    # v_s / (A_1 x 100 / 1000) = 8,281 USD: below the flexible backfill's 26,298 (0.5 x 1e-5 x SPM
+    # auto: a unit of adoption in month 1 is worth v_s = 2,219 USD (positive), or per average MW
+    # v_s / (A_1 x 100 / 1000) = 8,137 USD: below the flexible backfill's 26,298 (0.5 x 1e-5 x SPM
     # x 2000). With 5e9 tokens of standard traffic (0.9506 average MW, peak-shaped, and 0.4753 of
     # batch work): in month 1 the peak room is taken (0.75: API 0.125, peak backfill 0.625), so
     # the subscribers yield; in month 2 room is left (1.5 - 0.25 - 0.9506) and they are served in
