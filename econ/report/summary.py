@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
+from econ.report.terminal import money, one_unit, usd_mark
 
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
@@ -17,19 +18,17 @@ LEVER_WORDS = {
 
 
 def usd(x: float | None) -> str:
-    """$1.23B, $4.56M, $7.89k or $12; 'n/a' for None."""
+    """$1.23B, $456.7M, $7.9k or $12.00 (econ.report.terminal.money); 'n/a' for None."""
     if x is None:
         return "n/a"
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if x >= div:
-            return f"{sign}${x / div:,.2f}{unit}"
-    return f"{sign}${x:,.2f}"
+    return money(x)
 
 
-def verdict(h: dict[str, Any]) -> str:
-    """The answer in one sentence."""
+usd_plain = usd
+
+
+def verdict(h: dict[str, Any], usd=usd) -> str:
+    """The answer in one sentence (``usd`` formats an amount)."""
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     p = h["payback_months"]
@@ -78,13 +77,14 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def physics_sentence(h: dict[str, Any]) -> str:
-    """Whether the ultrafast speed is physically plausible, and what it would take if not."""
+def physics_sentence(h: dict[str, Any], usd=usd) -> str:
+    """Whether the ultrafast speed is physically plausible, and what it would take if not
+    (``usd`` formats an amount)."""
     ph = h["physics"]
     a = h["assumptions"]
     s, plat = ph["speed"], ph["platform"]
     model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
-    basis = _physics_basis(h)
+    basis = _physics_basis(h, usd)
     if not ph["within_ceiling"]:
         levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
         claim = ph["claimed_tokens_per_s_per_mw"]
@@ -146,7 +146,7 @@ def physics_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def _physics_basis(h: dict[str, Any]) -> str:
+def _physics_basis(h: dict[str, Any], usd=usd) -> str:
     """' On the physics basis ... NPV would be X.' where the run uses the data curves."""
     if h["assumptions"]["capacity.basis"] == "physics":
         return ""
@@ -157,7 +157,9 @@ def _physics_basis(h: dict[str, Any]) -> str:
 
 
 def text(h: dict[str, Any]) -> str:
-    """The readable summary: the answer first, then the figures behind it."""
+    """The readable summary: the answer first, then the figures behind it; the amounts of
+    one sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B)."""
+    usd = usd_mark
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     tot = h["totals"]
@@ -167,7 +169,7 @@ def text(h: dict[str, Any]) -> str:
         + "".join(
             f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
         ),
-        verdict(h),
+        verdict(h, usd),
     ]
     irr = h["irr_annual"]
     tv = (
@@ -196,7 +198,7 @@ def text(h: dict[str, Any]) -> str:
         f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
         f"{usd(tot['variable_costs_usd'])} of variable costs "
         f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
-        f"{usd(h['realised_cost_per_mtok_usd'])} per million tokens served."
+        f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
     lim = h["capacity_limits"]
     if lim["capacity_limits_revenue"]:
@@ -208,7 +210,7 @@ def text(h: dict[str, Any]) -> str:
         )
     else:
         lines.append(utilization_sentence(h))
-    lines.append(physics_sentence(h))
+    lines.append(physics_sentence(h, usd))
     m = h["monthly"]
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
@@ -224,10 +226,10 @@ def text(h: dict[str, Any]) -> str:
     y = rb["lessor_yield_annual"]
     lines.append(
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
-        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), "
-        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
+        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
+        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'], 'per MW-month')}); buying matches renting at a "
         "system price of "
-        + (usd(be) if be is not None else f"none ({rb['breakeven_note']})")
+        + (usd(be, "per system") if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
         + (
             f"{y:.1%} a year"
@@ -241,7 +243,7 @@ def text(h: dict[str, Any]) -> str:
         )
         + ("." if rb["rent_and_price_consistent"] else "")
     )
-    return "\n".join(lines)
+    return one_unit("\n".join(lines))
 
 
 def _b(x: float) -> str:
@@ -399,15 +401,16 @@ def held_sentence(held: list[tuple[str, float, str]]) -> str:
 
 def voi_sentence(mc: dict[str, Any]) -> str:
     """The uncertainty most worth resolving before signing, from the value of information."""
+    usd = usd_mark
     ev = mc["evppi"]
     real = ev[~ev["within_noise"]]
     if mc["evpi_usd"] <= 0 or real.empty:
-        return (
+        return one_unit(
             f"Value of information: EVPI {usd(mc['evpi_usd'])}; no single uncertainty's value "
             "stands out of the estimator's noise."
         )
     top = real.iloc[0]
-    return (
+    return one_unit(
         f"Value of information: perfect information on every input would be worth "
         f"{usd(mc['evpi_usd'])} (EVPI); the uncertainty most worth resolving before signing is "
         f"{top['key']} (EVPPI {usd(top['evppi'])}, {top['share_of_evpi']:.0%} of the EVPI)"

@@ -130,10 +130,11 @@ def goal_seek_key(
     return res
 
 
-def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
-    """Goal seek of every key in sensitivity.csv: key, base, low, high, breakeven, message."""
+def breakeven_table(a: Assumptions, target: str = "npv", progress=None) -> pd.DataFrame:
+    """Goal seek of every key in sensitivity.csv: key, base, low, high, breakeven, message.
+    ``progress(done, total)``, if given, is called after each key."""
     rows = []
-    for s in a.sensitivity:
+    for i, s in enumerate(a.sensitivity, start=1):
         r = goal_seek_key(a, s.key, target)
         rows.append(
             {
@@ -148,6 +149,8 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
                 "message": r.message,
             }
         )
+        if progress is not None:
+            progress(i, len(a.sensitivity))
     df = pd.DataFrame(rows)
     df["_o"] = np.abs(df["change_from_base"]).fillna(np.inf)
     return df.sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)
