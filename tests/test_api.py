@@ -409,31 +409,47 @@ def test_the_notebook_is_stored_without_outputs():
     assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code)
 
 
-def test_the_example_notebook_runs_top_to_bottom():
-    for module in ("nbformat", "nbclient", "ipykernel"):
+def test_the_example_notebook_runs_top_to_bottom_with_jupyter_nbconvert(tmp_path):
+    """`jupyter nbconvert --execute`, as a reader runs it from the command line, with what the
+    test extra installs (nbconvert, nbclient, ipykernel)."""
+    for module in ("nbformat", "nbclient", "ipykernel", "nbconvert", "jupyter_core"):
         if importlib.util.find_spec(module) is None:
             _require(module)
     import nbformat
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-    from nbclient import NotebookClient
 
     try:
         KernelSpecManager().get_kernel_spec("python3")
     except NoSuchKernel:
         _require("a python3 Jupyter kernel (ipykernel)")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
     here = str(Path(econ.__file__).resolve().parents[1])  # the kernel imports this econ
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
     }
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    done = tmp_path / "executed.ipynb"
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--ExecutePreprocessor.timeout=300",
+            "--ExecutePreprocessor.kernel_name=python3",
+            "--output",
+            str(done),
+            str(NOTEBOOK),
+        ],
+        cwd=NOTEBOOK.parent,
+        env=env,
+        capture_output=True,
+        text=True,
     )
-    client.execute(env=env)  # raises CellExecutionError, naming the cell, on any error
+    assert res.returncode == 0, res.stderr[-3000:]  # names the cell and its error
+    nb = nbformat.read(done, as_version=4)
     text = "\n".join(
         o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
     )
