@@ -625,8 +625,12 @@ def _stopped(why: str, code: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The command line: a result or one line saying what is wrong (status 2); Ctrl-C and
     SIGTERM end it with one line and status 130 or 143, leaving no worker behind."""
+    before = None
     try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        before = {
+            signal.SIGINT: signal.getsignal(signal.SIGINT),
+            signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm),
+        }
     except ValueError:  # not the main thread (called from a thread): leave signals alone
         pass
     try:
@@ -635,6 +639,10 @@ def main(argv: list[str] | None = None) -> int:
         return _stopped("interrupted", EXIT_INTERRUPTED)
     except Terminated:
         return _stopped("terminated", EXIT_TERMINATED)
+    finally:
+        if before is not None and argv is not None:  # called from Python: put them back
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
 
 
 def _main(argv: list[str] | None = None) -> int:

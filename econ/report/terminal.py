@@ -114,6 +114,15 @@ def _finite(x) -> bool:
         return False
 
 
+def sig(x: float, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits, written plainly (0.000123, never 1.23e-04)."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else MISSING
+    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    text = f"{x:,.{min(places, 15)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def money(x) -> str:
     """$1.23B, $456.7M, $12.3k, $0.53; '-' where there is no number."""
     if not _finite(x):
@@ -137,7 +146,7 @@ def compact(x) -> str:
             return f"{x / div:,.2f}{suffix}"
     if a >= 100 or x == round(x):
         return f"{x:,.0f}"
-    return f"{x:.4g}"
+    return sig(x, 4)
 
 
 def number(x) -> str:
@@ -150,9 +159,7 @@ def number(x) -> str:
         return compact(x)
     if a >= 1000 or (x == round(x) and a >= 1):
         return f"{x:,.0f}" if x == round(x) else f"{x:,.1f}"
-    if x == 0:
-        return "0"
-    return f"{x:.4g}"
+    return sig(x, 4)
 
 
 def share(x) -> str:
@@ -160,8 +167,10 @@ def share(x) -> str:
     if not _finite(x):
         return MISSING
     p = 100 * float(x)
+    if p != 0 and abs(p) < 0.001:
+        return "<0.001%" if p > 0 else ">-0.001%"
     if p != 0 and abs(p) < 1:
-        return f"{p:.2g}%"
+        return f"{sig(p, 2)}%"
     return f"{p:,.1f}%"
 
 
@@ -175,7 +184,7 @@ def speed(x) -> str:
     if not _finite(x):
         return MISSING
     x = float(x)
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return f"{x:,.0f}" if abs(x) >= 100 else sig(x, 3)
 
 
 def rate(x) -> str:
@@ -184,7 +193,7 @@ def rate(x) -> str:
 
 
 def ratio(x) -> str:
-    return f"{float(x):,.3g}x" if _finite(x) else MISSING
+    return f"{sig(float(x), 3)}x" if _finite(x) else MISSING
 
 
 def mw(x) -> str:
@@ -342,11 +351,21 @@ class Column:
         return self.header if self.header is not None else self.key.replace("_", " ")
 
 
+_SCIENTIFIC = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
+
+
+def plain_numbers(text: str) -> str:
+    """A text with its numbers in scientific notation written plainly (6.71e+11 -> 671.00B)."""
+    return _SCIENTIFIC.sub(lambda m: compact(float(m.group(0))), text)
+
+
 def cells(df: pd.DataFrame, col: Column) -> list[str]:
-    """The column's figures as text."""
+    """The column's figures as text (numbers inside text written plainly too)."""
     if col.format is not None:
         return [col.format(x) for x in df[col.key]]
     kind = col.kind or kind_of(col.key)
+    if kind == "text":
+        return [plain_numbers(x) if isinstance(x, str) else fmt(x, "number") for x in df[col.key]]
     return [fmt(x, kind) for x in df[col.key]]
 
 
@@ -430,6 +449,7 @@ def table(
 
     Returns (the text, the headers of the columns dropped)."""
     w = w or width()
+    title = wrap(title, w) if title else title
     texts = {c.key: cells(df, c) for c in columns}
     shown = list(columns)
     dropped: list[str] = []
@@ -441,8 +461,9 @@ def table(
         shown.remove(victim)
         dropped.append(victim.label())
     console = _console(w)
-    console.print(_build(title, shown, texts, len(df), _widths(shown, texts, w)))
-    return _rstrip(console.file.getvalue()), dropped
+    console.print(_build(None, shown, texts, len(df), _widths(shown, texts, w)))
+    body = _rstrip(console.file.getvalue())
+    return (f"{title}\n{body}" if title else body), dropped
 
 
 def _records(df, cols, texts, title, w) -> str:
