@@ -55,7 +55,8 @@ OUTPUT_NAMES = ("npv_usd", "payback_months", "irr_annual", "profitability_index"
 def _field_names() -> dict[str, str]:
     """Results field -> its name in the JSON and CSV outputs: the headline's name where it has
     one (``npv`` -> ``npv_usd``, ``pro`` -> ``pro_subscribers``), else the field's name with
-    ``_usd`` added to an amount of USD (``rent_npv`` -> ``rent_npv_usd``), else the field's."""
+    ``_usd`` added where its unit is in USD (``rent_npv`` -> ``rent_npv_usd``,
+    ``api_margin`` -> ``api_margin_usd``), else the field's."""
     names = {
         "npv": "npv_usd",
         "npv_without_terminal_value": "npv_without_terminal_value_usd",
@@ -69,9 +70,8 @@ def _field_names() -> dict[str, str]:
         names.setdefault(field_, json_name)  # the first name (utilization, not the old one)
     for field_, (unit, _, _) in _model.Results.units().items():
         if field_ not in names:
-            names[field_] = (
-                f"{field_}_usd" if unit == "USD" and not field_.endswith("_usd") else field_
-            )
+            usd = unit.startswith("USD") and not field_.endswith("_usd")
+            names[field_] = f"{field_}_usd" if usd else field_
     return names
 
 

@@ -267,6 +267,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="NPV zero, or payback at the end of the term (default npv)",
     )
     p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
+    )
+    p.add_argument(
         "--low",
         type=finite_number,
         help="lower end of the search (default: the key's sensitivity range)",
@@ -367,6 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"values of the key, {MIN_POINTS} to {MAX_POINTS} (default 21)",
     )
+    p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     out.add_argument(
@@ -392,6 +406,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="npv",
         help="what to make best: NPV or the profitability index highest, a payback earliest "
         "(default npv)",
+    )
+    p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     _workers_all(p)
@@ -821,7 +842,9 @@ def cmd_goal_seek(args) -> int:
     from econ.sensitivity.breakeven import goal_seek_key
 
     a = resolve(args)
-    res = goal_seek_key(a, args.key, target=args.target, low=args.low, high=args.high)
+    res = goal_seek_key(
+        a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
+    )
     if args.json:
         from econ.headline import clean
 
@@ -1041,6 +1064,7 @@ def cmd_sweep(args) -> int:
             args.high,
             args.points,
             workers=_all_workers(args),
+            hold=args.hold,
             progress=phase("Sweep", "values"),
         )
     if args.csv:
@@ -1068,6 +1092,7 @@ def cmd_optimize(args) -> int:
             args.high,
             args.metric,
             workers=_all_workers(args),
+            hold=args.hold,
             progress=phase("Optimisation grid", "values"),
         )
     if args.json:

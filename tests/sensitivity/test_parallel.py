@@ -126,3 +126,30 @@ def test_an_interruption_terminates_the_running_workers_at_once():
     while mp.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert mp.active_children() == []
+
+
+def tick_then_wait(flag: str) -> bool:
+    """Report one unit, then wait for the parent to have seen it (True) or give up (False)."""
+    import time
+
+    parallel.tick(1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if Path(flag).exists():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_worker_s_progress_reaches_the_parent_while_its_task_still_runs(tmp_path):
+    """Progress moves within a task, not when the task ends: each worker waits, mid-task, for
+    the parent to have received its tick."""
+    flag = tmp_path / "seen"
+    seen = []
+
+    def progress(units: int) -> None:
+        seen.append(units)
+        flag.touch()
+
+    assert list(map_ordered(tick_then_wait, [str(flag)] * 2, 2, progress=progress)) == [True] * 2
+    assert seen == [1, 1]
