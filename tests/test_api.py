@@ -461,7 +461,7 @@ def test_the_example_notebook_runs_top_to_bottom_with_jupyter_nbconvert(tmp_path
         if o.get("name") == "stderr"
     ]
     assert not [s for s in stderr if "Warning" in s], stderr
-    assert "P(NPV > 0) = " in text and "NPV is zero at conversion.capped_upgrade_propensity" in text
+    assert "P(NPV > 0) = " in text and "NPV is zero at capacity.backfill_tokens_per_month" in text
     images = [
         o
         for c in nb.cells

@@ -350,4 +350,4 @@ def goal_seek(res, key: str) -> str:
             else "."
         )
         return t.wrap(f"{head}\n{res.target} is zero at {key} = {figure(res.value, key)}{where}")
-    return t.wrap(head + "\n" + res.message)
+    return t.wrap(head + "\n" + t.plain_numbers(res.message))
