@@ -668,7 +668,8 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         backfill_value=g_std * per_mw_b / TOKENS_PER_MILLION,
         flexible_cap=bf_cap,
         flexible_value=p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
-        pro_value=W,
+        # W_t is at month 0; the other uses' values are month-t money: compare them in month t
+        pro_value=W / d,
         term_months=c.term[0],
     )
     return Adoption(

@@ -48,7 +48,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
@@ -201,6 +201,8 @@ def map_ordered(
     exception here, terminates the workers still running.
     """
     check_workers(workers)
+    if isinstance(items, Sized):  # never more processes than items
+        workers = min(workers, max(1, len(items)))
     if workers == 1:
         for item in items:
             with _sink(progress):

@@ -235,6 +235,23 @@ def _root(flows: list[float], a: float, b: float, pa: float, pb: float) -> float
     return 0.5 * (a + b)
 
 
+def _irr_unique(flows: list[float]) -> bool:
+    """MODEL.md 0.7: the IRR is reported where the flows change sign once from negative to
+    positive (Descartes), or their running sum does (Norstrom); zeros are skipped."""
+
+    def once(xs: list[float]) -> bool:
+        signs = [x > 0 for x in xs if x != 0]
+        return (
+            bool(signs) and not signs[0] and signs[-1] and signs.index(True) == signs.count(False)
+        )
+
+    running, total = [], 0.0
+    for f in flows:
+        total += f
+        running.append(total)
+    return once(list(flows)) or once(running)
+
+
 def _irr(flows: list[float]) -> float | None:
     """Annualised IRR of monthly flows (flows[j] at the end of month j), the root nearest zero;
     None where the present value never changes sign."""
@@ -1035,8 +1052,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
                     rho_s = math.inf if offer == "on" else v_s / mw_per_share
                     uses["subscriber"] = (a_dem * mw_per_share, rho_s)
         if thr_b > 0:
+            # the standard traffic is peak-shaped; batch work comes on top of it, a share of it
             uses["backfill_peak"] = (
-                vol * (1 - flex_share) / (SECONDS_PER_MONTH * thr_b),
+                vol / (SECONDS_PER_MONTH * thr_b),
                 g_std * SECONDS_PER_MONTH * thr_b,
             )
             uses["flexible"] = (
@@ -1123,7 +1141,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         discounted_payback_months=_payback(
             [x_ * d_ for x_, d_ in zip(out["net_cash_flow"], out["discount"], strict=True)]
         ),
-        irr_annual=_irr(flows),
+        irr_annual=_irr(flows) if _irr_unique(flows) else None,
         profitability_index=(pv_in + tv_on * tv * d_H) / rent_npv if rent_npv != 0 else None,
         realised_cost_per_mtok_usd=1e6 * sum(out["rent"]) / sum_U if sum_U > 0 else None,
         rent_npv_usd=rent_npv,

@@ -304,18 +304,20 @@ def _hand() -> dict:
     # (1e-5 x SPM x 2000 = 52,596) over flexible backfill (half that).
     # A_t = (100 w_plus_u + P_(t-1) w_pro_u) / (604,800 x 100), P_0 = 10, P_1 = p1 (about 2.7);
     # subscribers' cap 0.1 A_t x 100 / 1000 = 0.01 A_t average MW; API 0.125 and 0.25;
-    # backfill 1e10 a month, half peak-shaped: 5e9 / (SPM x 2000) = 0.9506 average MW each way.
+    # backfill: the standard traffic 1e10 a month, peak-shaped: 1e10 / (SPM x 2000) = 1.9013
+    # average MW; batch work on top of it, half of that: 0.9506 average MW, flexible.
     A = [(100 * w_plus_u + p * w_pro_u) / (SPW * 100) for p in (10, p1)]
     y_backfill = 5e9 / (SPM * 2000)
     # month 1: subscribers 0.01 A_1, API 0.125, peak backfill the rest of the peak room
     # 0.75 - 0.125 - 0.01 A_1, flexible min(0.9506, 1.5 - 0.75) = 0.75: every MW used.
-    # month 2: all served (0.01 A_2 + 0.25 + 0.9506 = 1.22 < 1.5; flexible 0.9506 < 3 - 1.22).
+    # month 2: peak backfill the rest of the peak room 1.5 - 0.25 - 0.01 A_2 (< 1.9013), flexible
+    # min(0.9506, 3 - 1.5) = 0.9506: 2.4506 of the 3 MW used.
     y_sub = [0.01 * A[0], 0.01 * A[1], 0.0]
     y_api = [0.125, 0.25, 0.0]
-    y_peak = [0.75 - 0.125 - y_sub[0], y_backfill, 0.0]
+    y_peak = [0.75 - 0.125 - y_sub[0], 1.5 - 0.25 - y_sub[1], 0.0]
     y_flex = [0.75, y_backfill, 0.0]
     a_u = [0.1, 0.1, 0.0]
-    util = [1.0, (y_sub[1] + 0.25 + 2 * y_backfill) / 3, None]
+    util = [1.0, (1.5 + y_backfill) / 3, None]
     s_api = [2.5, 5.0, 0.0]  # API streams at peak: V x 2 / (100 SPM)
     sub_peak = [0.1 * A[0] * 2, 0.1 * A[1] * 2, 0.0]
     bp = [y * SPM * 2000 for y in y_peak]
@@ -428,11 +430,13 @@ def test_tiny_scenario_subscriber_offer_auto_and_off():
     h = _hand()
     # auto: a unit of adoption in month 1 is worth v_s = 2,258 USD (positive), or per average MW
     # v_s / (A_1 x 100 / 1000) = 8,281 USD: below the flexible backfill's 26,298 (0.5 x 1e-5 x SPM
-    # x 2000). In month 1 every MW is taken (peak room 0.75: API 0.125, peak backfill 0.625;
-    # flexible 0.75), so the subscribers yield; in month 2 room is left (1.5 - 0.25 - 0.9506) and
-    # they are served in full, with P_1 = P0_1 = 10 and so A_2 = A_1.
+    # x 2000). With 5e9 tokens of standard traffic (0.9506 average MW, peak-shaped, and 0.4753 of
+    # batch work): in month 1 the peak room is taken (0.75: API 0.125, peak backfill 0.625), so
+    # the subscribers yield; in month 2 room is left (1.5 - 0.25 - 0.9506) and they are served in
+    # full, with P_1 = P0_1 = 10 and so A_2 = A_1.
     assert h["v_s1"] > 0
-    r = _run(**{"capacity.subscriber_offer": "auto"})
+    less = {"capacity.backfill_tokens_per_month": 5e9}
+    r = _run(**less, **{"capacity.subscriber_offer": "auto"})
     assert r["subscriber_value"][0] == pytest.approx(h["v_s1"], rel=1e-12)
     assert r["value_per_mw_subscriber"][0] == pytest.approx(
         h["v_s1"] / (h["A"][0] * 100 / 1000), rel=1e-12
@@ -442,7 +446,7 @@ def test_tiny_scenario_subscriber_offer_auto_and_off():
     assert r["mw_backfill_peak"][0] == pytest.approx(0.625, rel=1e-12)
     assert r["ultrafast_adoption"] == pytest.approx([0, 0.1, 0], abs=1e-15)
     # off: no subscriber streams, no extra Pro subscribers
-    r = _run(**{"capacity.subscriber_offer": "off"})
+    r = _run(**less, **{"capacity.subscriber_offer": "off"})
     assert r["ultrafast_adoption"] == [0.0, 0.0, 0.0]
     assert r["incremental_pro"] == pytest.approx([0, 0, 0], abs=1e-12)
     assert r["mw_backfill_peak"][0] == pytest.approx(0.625, rel=1e-12)
@@ -545,8 +549,9 @@ def test_physics_basis_feeds_the_money():
     v = _physics(**{"tiers.ultrafast.tokens_per_s": 150})
     assert rm.candidates(v, base=v) == [0.8, 0.7, 0.6, 0.5]
     # at 300 even 0.5 x 300 = 150 is above 129.6: the tier is not offered; no API demand, no
-    # adopters, every MW for backfill at the standard speed (all 1e10 tokens fit: 5e9 / (SPM
-    # Thr(10)) average MW each way, far below the peak room of 0.75 MW)
+    # adopters, every MW for backfill at the standard speed (all of it fits: the 1e10 tokens of
+    # standard traffic, 1e10 / (SPM Thr(10)) average MW, far below the peak room of 0.75 MW, and
+    # the batch work on top of it, half that, flexible)
     v = _physics(**{"tiers.ultrafast.tokens_per_s": 300})
     r = rm.run(v, base=v)
     assert r["ultrafast_offered"] is False and r["served_tokens_per_s"]["ultrafast"] is None
@@ -554,6 +559,6 @@ def test_physics_basis_feeds_the_money():
     assert r["capacity_streams"] == [0.0, 0.0, 0.0]
     assert r["api_tokens_wanted"] == [0.0] * 3 and r["api_tokens_served"] == [0.0] * 3
     assert r["ultrafast_adoption"] == [0.0] * 3 and r["incremental_pro"] == [0.0] * 3
-    assert r["backfill_tokens"] == pytest.approx([1e10, 1e10, 0.0], rel=1e-12)
+    assert r["backfill_tokens"] == pytest.approx([1.5e10, 1.5e10, 0.0], rel=1e-12)
     y = 5e9 / (SPM * thr_std)
-    assert r["utilization"][:2] == pytest.approx([2 * y / 1.5, 2 * y / 3], rel=1e-12)
+    assert r["utilization"][:2] == pytest.approx([3 * y / 1.5, 3 * y / 3], rel=1e-12)

@@ -838,11 +838,6 @@ def test_tranches_and_burn_on_the_bundled_data(impl):
 
 
 @econ_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="econ reads a frontier point's throughput as overridden (and its speed as bundled) when "
-    "it computes eta; the reference keeps eta a constant of the bundled data",
-)
 @pytest.mark.parametrize(
     "pairs",
     [

@@ -22,6 +22,8 @@ OUTPUT_LABELS = {
     "payback_months": "payback [months]",
     "irr_annual": "IRR [a year]",
     "profitability_index": "profitability index",
+    "mirr_annual": "MIRR [a year]",
+    "npv_without_offer_usd": "NPV without the offer",
 }
 
 
@@ -225,37 +227,44 @@ def montecarlo(res: dict, show_all: bool = False) -> Shown:
     notes = _notes(
         sorted(set(dropped + voi[1])),
         hidden,
-        "key(s) whose value of information is zero or within the noise",
+        "key(s) whose value of information is zero",
     )
     return text + "\n\n" + "\n".join(prose), notes
 
 
 def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
+    """The value of information by key: EVPPI with its standard error and share of the EVPI,
+    and why one is zero; keys of zero EVPPI left out unless ``show_all``."""
     ev = res["evppi"]
-    keep = ev if show_all else ev[~ev["within_noise"].astype(bool) & (ev["evppi"] > 0)]
+    keep = ev if show_all else ev[ev["evppi"] > 0]
+    se = keep["evppi_se"] if "evppi_se" in keep else [math.nan] * len(keep)
     shown = pd.DataFrame(
         {
             "key": keep["key"],
-            "evppi_usd": keep["evppi"],
-            "share_of_evpi": keep["share_of_evpi"],
-            "noise_floor_usd": keep["noise_floor"],
-            "within_noise": ["yes" if x else "no" for x in keep["within_noise"]],
+            "evppi_usd": [t.money(x) for x in keep["evppi"]],
+            "evppi_se_usd": [t.money(x) for x in se],
+            "share_of_evpi": [t.share(x) for x in keep["share_of_evpi"]],
+            "reason": keep["reason"].fillna("") if "reason" in keep else "",
         }
     )
     cols = [
         Column("key", kind="text"),
         Column("evppi_usd", "EVPPI"),
+        Column("evppi_se_usd", "standard error", priority=1),
         Column("share_of_evpi", "share of EVPI"),
-        Column("noise_floor_usd", "noise floor", priority=1),
-        Column("within_noise", "within noise", priority=2),
     ]
+    if show_all and shown["reason"].astype(str).str.len().gt(0).any():
+        cols.append(Column("reason", "why zero", kind="text", priority=2))
     title = (
         f"Value of information (EVPI {t.money(res['evpi_usd'])}): what knowing each input "
-        "before signing would be worth"
+        "before deciding would be worth"
     )
     if shown.empty:
-        return (t.wrap(title) + "\nNo key stands out of the estimator's noise.", []), len(ev)
-    text, dropped = t.table(shown, cols, t.wrap(title))
+        return (
+            t.wrap(title) + "\nNo single input, known alone, would change the decision.",
+            [],
+        ), len(ev)
+    text, dropped = t.table(shown, cols, title)
     return (text, dropped), len(ev) - len(keep)
 
 
