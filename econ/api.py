@@ -97,6 +97,7 @@ FIELD_NAMES = _field_names()
 NAME_UNITS = {FIELD_NAMES[f]: (unit, doc) for f, (unit, _, doc) in _model.Results.units().items()}
 # computed from the results by econ.payback, not a Results field
 NAME_UNITS["mirr_annual"] = ("1/yr", "the modified internal rate of return, a year")
+NAME_UNITS.setdefault("npv_without_offer_usd", ("USD", "the NPV of the deal without the offer"))
 
 CAPACITY_UNITS: dict[str, str | None] = {
     "platform": None,

@@ -476,7 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
         "pattern",
         nargs="?",
         metavar="PATTERN",
-        help="only keys containing PATTERN, or matching it as a shell pattern (plans.*.price*)",
+        help="only keys containing PATTERN, or matching it as a shell pattern, e.g. econ keys "
+        "'plans.*.price*'",
     )
     p.add_argument("--json", action="store_true", help="one JSON list instead of text")
     return parser
@@ -1049,7 +1050,8 @@ def cmd_sensitivity(args) -> int:
     if args.samples_csv:
         path = Path(args.samples_csv)
         if path.is_file():
-            cols = list(res["problem"].names) + list(api.OUTPUT_NAMES)
+            with open(path, encoding="utf-8") as fh:
+                cols = fh.readline().strip().split(",")  # the header econ wrote
             side = units_path(path)
             if side != path:
                 import pandas as pd
