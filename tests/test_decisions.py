@@ -160,7 +160,8 @@ def test_compare_writes_workbook_and_png_only_under_out(tmp_path, capsys, monkey
     assert code == 0, err
     files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert files == ["o/compare/comparison.png", "o/compare/comparison.xlsx"]
-    assert "econ: wrote o/compare/comparison.xlsx" in out and "gpu_b300" in out
+    assert "econ: wrote o/compare/comparison.xlsx" in err and "gpu_b300" in out
+    assert "econ: wrote" not in out  # notes on stderr, results on stdout
     with zipfile.ZipFile(tmp_path / "o/compare/comparison.xlsx") as z:
         names = z.namelist()
         strings = z.read("xl/sharedStrings.xml").decode()
@@ -739,10 +740,14 @@ def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
 def test_sweep_csv_and_json(tmp_path, capsys):
     path = tmp_path / "s.csv"
     args = ["sweep", "contract.value_usd", "--data", str(DATA), "--points", "3", "--workers", "1"]
-    code, out, _ = run([*args, "--csv", str(path)], capsys)
-    assert code == 0 and f"econ: wrote {path}" in out
+    code, out, err = run([*args, "--csv", str(path)], capsys)
+    assert code == 0 and f"econ: wrote {path}" in err and out == ""
     df = pd.read_csv(path)
     assert list(df.columns) == ["contract.value_usd", *D.SWEEP_OUTPUTS] and len(df) == 3
+    units = pd.read_csv(tmp_path / "s.units.csv", index_col="column", keep_default_na=False)
+    assert units.loc["contract.value_usd", "unit"] == "USD"
+    assert units.loc["npv_usd", "unit"] == "USD" and units.loc["payback_months", "unit"] == "months"
+    assert units.loc["term_average_utilization", "unit"] == "share"
     code, out, _ = run([*args, "--json"], capsys)
     doc = json.loads(out)
     assert doc["key"] == "contract.value_usd" and len(doc["points"]) == 3 and doc["read"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +23,9 @@ from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
 
 from econ.constants import IRR_MEANINGFUL_MAX  # noqa: E402
 from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
-from econ.report.summary import usd  # noqa: E402
+from econ.report import terminal  # noqa: E402
+from econ.report.terminal import Column  # noqa: E402
+from econ.tempfiles import clean_stale, temporary  # noqa: E402
 
 FOLDER = "compare"
 WORKBOOK = "comparison.xlsx"
@@ -91,9 +92,9 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     the temporary goes on failure. Raises CompareOutputError naming ``path``."""
     tmp = None
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        clean_stale(path)
+        fd, tmp = temporary(path)
         os.close(fd)
-        tmp = Path(name)
         write(tmp)
         umask = os.umask(0)
         os.umask(umask)
@@ -116,9 +117,10 @@ def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Pat
     try:
         for path, write in files:
             try:
-                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+                clean_stale(path)  # what a killed run left
+                fd, name = temporary(path)
                 os.close(fd)
-                temps.append(Path(name))
+                temps.append(name)
                 write(temps[-1])
                 umask = os.umask(0)
                 os.umask(umask)
@@ -287,6 +289,13 @@ def _months(x: float) -> str:
     return "never <0" if x == 0 else f"{x:.1f}"
 
 
+def _irr(x: float) -> str:
+    """An IRR: 12.3%, or beyond the meaningful range '>1,000%'."""
+    if not math.isfinite(x):
+        return "-"
+    return f">{IRR_MEANINGFUL_MAX:,.0%}" if x > IRR_MEANINGFUL_MAX else f"{x:.1%}"
+
+
 def _pct(x: float) -> str:
     return f"{x:.1%}" if math.isfinite(x) else "-"
 
@@ -303,7 +312,7 @@ def _num(x: float, digits: int = 2) -> str:
 
 
 def _usd(x: float) -> str:
-    return usd(x) if math.isfinite(x) else "-"
+    return terminal.money(x)
 
 
 def _value(x: float) -> str:
@@ -311,8 +320,16 @@ def _value(x: float) -> str:
     return f"{x:,.0f}" if x == round(x) and abs(x) < 1e16 else f"{x:,.6g}"
 
 
-def comparison_text(c: Comparison) -> str:
-    """The comparison as a fixed-width table."""
+def _table(df: pd.DataFrame, cols, title=None) -> tuple[str, list[str]]:
+    """A table fitted to the terminal, with the note of the columns left out."""
+    text, dropped = terminal.table(df, cols, title)
+    note = terminal.dropped_note(dropped)
+    return text, [note] if note else []
+
+
+def comparison_text(c: Comparison) -> tuple[str, list[str]]:
+    """The comparison as a table fitted to the terminal (less telling columns dropped first),
+    and the notes for stderr."""
     r = c.rows
     shown = pd.DataFrame(
         {
@@ -336,7 +353,31 @@ def comparison_text(c: Comparison) -> str:
             "NPV physics": r["npv_physics_basis_usd"].map(_usd),
         }
     )
-    return shown.to_string(index=False)
+    priority = {
+        "scenario": 0,
+        "NPV": 0,
+        "payback": 0,
+        "IRR": 1,
+        "MIRR": 3,
+        "platform": 1,
+        "disc. payback": 2,
+        "PI": 2,
+        "cash need": 2,
+        "tok/s": 3,
+        "MW": 3,
+        "NPV w/o TV": 4,
+        "util. (term)": 4,
+        "$/Mtok": 5,
+        "util. (peak)": 5,
+        "peak +Pro": 6,
+        "ceiling": 6,
+        "NPV physics": 6,
+    }
+    cols = [
+        Column(k, k, kind="text" if k == "scenario" else None, priority=priority[k])
+        for k in shown.columns
+    ]
+    return _table(shown, cols)
 
 
 def _evaluated(df: pd.DataFrame, col: str) -> pd.Series:
@@ -349,8 +390,8 @@ def _evaluated(df: pd.DataFrame, col: str) -> pd.Series:
     )
 
 
-def platforms_text(df: pd.DataFrame) -> str:
-    """The platforms table, fixed width, with the notes under it."""
+def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
+    """The platforms table fitted to the terminal, with the notes under it."""
     shown = pd.DataFrame(
         {
             "platform": df["platform"],
@@ -367,8 +408,31 @@ def platforms_text(df: pd.DataFrame) -> str:
             "disc. payback": _evaluated(df, "discounted_payback_months"),
         }
     )
-    notes = [f"  {p}: {n}" for p, n in zip(df["platform"], df["note"], strict=True) if n]
-    return shown.to_string(index=False) + ("\nNotes:\n" + "\n".join(notes) if notes else "")
+    priority = {
+        "platform": 0,
+        "NPV": 0,
+        "payback": 0,
+        "MW": 1,
+        "served tok/s": 1,
+        "ultrafast": 2,
+        "priced by": 2,
+        "$/delivered MW-month": 3,
+        "disc. payback": 3,
+        "users/MW": 4,
+        "ceiling tok/s": 5,
+        "curve top": 5,
+    }
+    cols = [
+        Column(k, k, kind="text" if k in ("platform", "priced by") else None, priority=priority[k])
+        for k in shown.columns
+    ]
+    text, notes = _table(shown, cols)
+    extra = [
+        terminal.wrap(f"{p}: {n}", indent="  ")
+        for p, n in zip(df["platform"], df["note"], strict=True)
+        if n
+    ]
+    return text + ("\nNotes:\n" + "\n".join(extra) if extra else ""), notes
 
 
 def _payback_phrase(x: float) -> str:
@@ -378,11 +442,14 @@ def _payback_phrase(x: float) -> str:
 def platforms_sentence(df: pd.DataFrame) -> str:
     """The table's answer in one sentence: which platform earns most with the budget, and
     what the best alternative would give."""
+    usd = terminal.usd_mark
     at = df.attrs
     budget, term = usd(at["budget_usd"]), at["term_months"]
     ok = df[np.isfinite(df["npv_usd"])].sort_values("npv_usd", ascending=False, kind="stable")
     if ok.empty:
-        return f"With {budget} over {term} months no platform can carry this deal."
+        return terminal.one_unit(
+            f"With {budget} over {term} months no platform can carry this deal."
+        )
     best = ok.iloc[0]
     contract = at["contract_platform"]
 
@@ -416,10 +483,10 @@ def platforms_sentence(df: pd.DataFrame) -> str:
     cannot = list(df.loc[~np.isfinite(df["npv_usd"]), "platform"])
     if cannot:
         tail += f"; {', '.join(cannot)} cannot carry it on the {at['basis']} basis"
-    return lead + tail + "."
+    return terminal.one_unit(lead + tail + ".")
 
 
-def sweep_text(s: Sweep) -> str:
+def sweep_text(s: Sweep) -> tuple[str, list[str]]:
     """The sweep's table and its summary line."""
     key, t = s.range.key, s.table
     shown = pd.DataFrame(
@@ -437,12 +504,18 @@ def sweep_text(s: Sweep) -> str:
     if not s.read:
         foot = f"The payback model does not read {key}: NPV, payback and utilisation do not depend on it."
     else:
-        foot = (
-            f"NPV {_usd(t['npv_usd'].iloc[0])} at {_value(r.low)} and {_usd(t['npv_usd'].iloc[-1])} at "
-            f"{_value(r.high)}; highest on these points {_usd(t['npv_usd'].iloc[j])} at "
+        m = terminal.usd_mark
+        foot = terminal.one_unit(
+            f"NPV {m(t['npv_usd'].iloc[0])} at {_value(r.low)} and {m(t['npv_usd'].iloc[-1])} at "
+            f"{_value(r.high)}; highest on these points {m(t['npv_usd'].iloc[j])} at "
             f"{_value(t[key].iloc[j])} (econ optimize {key} refines it)."
         )
-    return "\n".join([head, shown.to_string(index=False), foot])
+    cols = [Column(key, key, kind=None)] + [
+        Column(k, k, priority=1 if k in ("disc. payback", "util. (term)") else 0)
+        for k in shown.columns[1:]
+    ]
+    text, notes = _table(shown, cols)
+    return "\n".join([terminal.wrap(head), text, terminal.wrap(foot)]), notes
 
 
 METRIC_WORDS = {
@@ -453,15 +526,15 @@ METRIC_WORDS = {
 }
 
 
-def _metric_value(o: Optimum, x: float) -> str:
+def _metric_value(o: Optimum, x: float, prose: bool = False) -> str:
     if o.metric == "npv":
-        return _usd(x)
+        return terminal.usd_mark(x) if prose and math.isfinite(x) else _usd(x)
     if o.metric == "profitability_index":
         return _num(x)
     return f"month {x:.1f}" if math.isfinite(x) else "none within the horizon"
 
 
-def optimum_text(o: Optimum, rows: int = 11) -> str:
+def optimum_text(o: Optimum, rows: int = 11) -> tuple[str, list[str]]:
     """The optimum in a sentence or two, then the curve's summary: a few of its grid points."""
     r, key = o.range, o.range.key
     what, best_word = METRIC_WORDS[o.metric]
@@ -479,8 +552,8 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
     else:
         lines.append(
             f"{what[0].upper() + what[1:]} is {best_word} at {key} = {_value(o.value)}: "
-            f"{_metric_value(o, o.best)} (at the current {_value(r.base)}: "
-            f"{_metric_value(o, o.base_metric)})"
+            f"{_metric_value(o, o.best, True)} (at the current {_value(r.base)}: "
+            f"{_metric_value(o, o.base_metric, True)})"
             + (" [grid, then bounded refinement]." if o.refined else " [on the grid].")
         )
         if o.on_bound:
@@ -494,8 +567,8 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
     fin = np.isfinite(y)
     if fin.any():
         lines.append(
-            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])))} "
-            f"to {_metric_value(o, float(np.max(y[fin])))}"
+            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])), True)} "
+            f"to {_metric_value(o, float(np.max(y[fin])), True)}"
             + (f"; {int((~fin).sum())} point(s) have none" if (~fin).any() else "")
             + "."
         )
@@ -506,5 +579,5 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
             what: c[o.output].iloc[pick].map(lambda x: _metric_value(o, x)),
         }
     )
-    lines.append(shown.to_string(index=False))
-    return "\n".join(lines)
+    text, notes = _table(shown, [Column(key, key), Column(what, what)])
+    return "\n".join([terminal.wrap(terminal.one_unit(x)) for x in lines] + [text]), notes

@@ -7,6 +7,7 @@ from typing import Any
 
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
 from econ.payback import NO_IRR, NO_SIGN_CHANGE
+from econ.report.terminal import money, one_unit, usd_mark
 
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
@@ -18,19 +19,17 @@ LEVER_WORDS = {
 
 
 def usd(x: float | None) -> str:
-    """$1.23B, $4.56M, $7.89k or $12; 'n/a' for None."""
+    """$1.23B, $456.7M, $7.9k or $12.00 (econ.report.terminal.money); 'n/a' for None."""
     if x is None:
         return "n/a"
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if x >= div:
-            return f"{sign}${x / div:,.2f}{unit}"
-    return f"{sign}${x:,.2f}"
+    return money(x)
 
 
-def verdict(h: dict[str, Any]) -> str:
-    """The answer in one sentence."""
+usd_plain = usd
+
+
+def verdict(h: dict[str, Any], usd=usd) -> str:
+    """The answer in one sentence (``usd`` formats an amount)."""
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     p = h["payback_months"]
@@ -98,13 +97,14 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def physics_sentence(h: dict[str, Any]) -> str:
-    """Whether the ultrafast speed is physically plausible, and what it would take if not."""
+def physics_sentence(h: dict[str, Any], usd=usd) -> str:
+    """Whether the ultrafast speed is physically plausible, and what it would take if not
+    (``usd`` formats an amount)."""
     ph = h["physics"]
     a = h["assumptions"]
     s, plat = ph["speed"], ph["platform"]
     model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
-    basis = _physics_basis(h)
+    basis = _physics_basis(h, usd)
     if not ph["within_ceiling"]:
         levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
         claim = ph["claimed_tokens_per_s_per_mw"]
@@ -166,9 +166,9 @@ def physics_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def v3_sentences(h: dict[str, Any]) -> list[str]:
+def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     """The served model on every platform, the API market, the no-deal world and the size at the
-    contract's rate (docs/model.md, version 3)."""
+    contract's rate (docs/model.md, version 3); ``usd`` formats an amount."""
     sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
     sp = sm["served_tokens_per_s"]
     eta = ", ".join(f"{k} {v:.3f}" for k, v in sm["realisation"].items())
@@ -226,7 +226,7 @@ def v3_sentences(h: dict[str, Any]) -> list[str]:
     return out
 
 
-def _physics_basis(h: dict[str, Any]) -> str:
+def _physics_basis(h: dict[str, Any], usd=usd) -> str:
     """' NPV by basis ...' : the answer on the data curves, transferred, and pure physics."""
     nb = h.get("npv_by_basis_usd") or {}
     parts = [f"{k} {usd(v)}" for k, v in nb.items() if v is not None]
@@ -234,7 +234,9 @@ def _physics_basis(h: dict[str, Any]) -> str:
 
 
 def text(h: dict[str, Any]) -> str:
-    """The readable summary: the answer first, then the figures behind it."""
+    """The readable summary: the answer first, then the figures behind it; the amounts of
+    one sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B)."""
+    usd = usd_mark
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     tot = h["totals"]
@@ -244,7 +246,7 @@ def text(h: dict[str, Any]) -> str:
         + "".join(
             f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
         ),
-        verdict(h),
+        verdict(h, usd),
     ]
     irr = h["irr_annual"]
     tv = (
@@ -274,7 +276,7 @@ def text(h: dict[str, Any]) -> str:
         f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
         f"{usd(tot['variable_costs_usd'])} of variable costs "
         f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
-        f"{usd(h['realised_cost_per_mtok_usd'])} per million tokens served."
+        f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
     lim = h["capacity_limits"]
     if lim["capacity_limits_revenue"]:
@@ -286,8 +288,8 @@ def text(h: dict[str, Any]) -> str:
         )
     else:
         lines.append(utilization_sentence(h))
-    lines.append(physics_sentence(h))
-    lines.extend(v3_sentences(h))
+    lines.append(physics_sentence(h, usd))
+    lines.extend(v3_sentences(h, usd))
     m = h["monthly"]
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
@@ -303,10 +305,10 @@ def text(h: dict[str, Any]) -> str:
     y = rb["lessor_yield_annual"]
     lines.append(
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
-        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), "
-        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
+        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
+        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'], 'per MW-month')}); buying matches renting at a "
         "system price of "
-        + (usd(be) if be is not None else f"none ({rb['breakeven_note']})")
+        + (usd(be, "per system") if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
         + (
             f"{y:.1%} a year"
@@ -320,7 +322,7 @@ def text(h: dict[str, Any]) -> str:
         )
         + ("." if rb["rent_and_price_consistent"] else "")
     )
-    return "\n".join(lines)
+    return one_unit("\n".join(lines))
 
 
 def _b(x: float) -> str:

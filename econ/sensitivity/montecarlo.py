@@ -27,15 +27,16 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from econ.parallel import check_workers, map_ordered
+from econ.parallel import check_workers, map_ordered, tick
 from econ.sensitivity import voi as voi_mod
 from econ.sensitivity.sampling import BLOCK, Problem, ProblemError, _block
+from econ.tempfiles import clean_stale, temporary
 
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
 PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
@@ -316,9 +317,7 @@ class _Evaluator:
             parts.append(self._block(k)[lo:hi])
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-    def __call__(
-        self, span: tuple[int, int], on_chunk: Callable[[int], None] | None = None
-    ) -> _Part:
+    def __call__(self, span: tuple[int, int]) -> _Part:
         start, stop = span
         outs = np.empty((stop - start, len(self.outputs)))
         hists = {p: PathHistogram(self.grid) for p in self.paths}
@@ -350,8 +349,7 @@ class _Evaluator:
             if self.write_csv:
                 rows = np.column_stack([x[name] for name in self.problem.names] + cols)
                 lines.append("".join(",".join(map(repr, r)) + "\n" for r in rows.tolist()))
-            if on_chunk is not None:
-                on_chunk(e)
+            tick(m)  # progress, chunk by chunk, from a worker too
         return _Part(
             start,
             stop,
@@ -404,10 +402,15 @@ class _SamplesCsv:
     def __init__(self, path: str | os.PathLike, columns: Sequence[str]) -> None:
         self.path = Path(path)
         special = self.path.exists() and not self.path.is_file()
-        self.tmp = None if special else self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self.tmp = None
         self.fh = None
         with _naming(self.path):
-            self.fh = open(self.tmp or self.path, "w", encoding="utf-8", newline="")
+            if special:
+                self.fh = open(self.path, "w", encoding="utf-8", newline="")
+            else:
+                clean_stale(self.path)  # what a killed run left
+                fd, self.tmp = temporary(self.path)
+                self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
             self.fh.write(",".join(columns) + "\n")
 
     def write(self, text: str) -> None:
@@ -418,6 +421,9 @@ class _SamplesCsv:
         with _naming(self.path):
             self.fh.close()
             if self.tmp is not None:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(self.tmp, 0o666 & ~umask)  # mkstemp makes 0600; the usual permissions
                 os.replace(self.tmp, self.path)
 
     def abort(self) -> None:
@@ -472,7 +478,8 @@ def run(
         their fan (P10/P50/P90 by month over all samples) is accumulated in histograms.
     chunk : samples per call of f (memory is bounded by it).
     keep_inputs : the first samples to return with their inputs.
-    progress : called as progress(done, n) after each chunk (one worker) or task.
+    progress : called as progress(done, n) in this process after each chunk, with any
+        number of workers.
     workers : processes evaluating the chunks (1: this process).
     samples_csv : if given, every sample's inputs (by name) and scalar outputs are
         written there in sample order (NaN as ``nan``, floats to the last digit),
@@ -528,11 +535,15 @@ def run(
     option_cols = [outputs.index(o) for o in voi_output] if voi_output is not None else []
     kept: list[pd.DataFrame] = []
     csv = _SamplesCsv(samples_csv, [*problem.names, *outputs]) if samples_csv is not None else None
-    fn: Callable[[tuple[int, int]], _Part] = ev
-    if workers == 1 and progress is not None:
-        fn = partial(ev, on_chunk=lambda done: progress(done, n))
+    done = 0
+
+    def advance(units: int) -> None:
+        nonlocal done
+        done += units
+        progress(done, n)
+
     try:
-        for part in map_ordered(fn, spans, workers):
+        for part in map_ordered(ev, spans, workers, progress=advance if progress else None):
             block[part.start : part.stop] = part.outputs
             for p in paths:
                 hists[p].merge(part.histograms[p])
@@ -542,8 +553,6 @@ def run(
                 kept.append(part.kept)
             if csv is not None:
                 csv.write(part.csv)
-            if progress is not None and workers > 1:
-                progress(part.stop, n)
         if csv is not None:
             csv.commit()
         if bins is not None:

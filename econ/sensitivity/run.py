@@ -16,6 +16,16 @@ from econ.sensitivity import montecarlo, oneway, sobol
 from econ.sensitivity.breakeven import breakeven_table
 from econ.sensitivity.sampling import Problem, ProblemError, Variable, correlation_matrix
 
+# A progress callback, progress(done, total), and a factory of them by phase: phase(what,
+# unit) gives the callback of one phase ("Sobol", "model evaluations"), or None for none.
+Progress = Callable[[int, int], None]
+Phase = Callable[[str, str], Progress | None]
+
+
+def _no_phase(what: str, unit: str) -> None:
+    return None
+
+
 # the outputs the analyses report, named as `econ summary --json` names them
 OUTPUTS = ["npv_usd", "payback_months", "irr_annual", "profitability_index", "mirr_annual"]
 METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
@@ -205,13 +215,15 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     )
 
 
-def grids(a: Assumptions) -> pd.DataFrame:
+def grids(a: Assumptions, progress: Progress | None = None) -> pd.DataFrame:
     """The two-way grids of grids.csv: each key across its range in sensitivity.csv (a key
     a scenario holds included: a grid is a map, and the scenario's value is its base), else
-    0.5x to 1.5x its value (docs/model.md, section 7)."""
+    0.5x to 1.5x its value (docs/model.md, section 7). ``progress(done, total)`` counts
+    grid points."""
     problem_from(a)  # the same checks as every analysis
     ranges = {s.key: (s.low, s.high) for s in a.sensitivity}
     frames = []
+    total, done = sum(g.points**2 for g in a.grids), 0
     for g in a.grids:
         axes = []
         for k in (g.key_x, g.key_y):
@@ -227,6 +239,9 @@ def grids(a: Assumptions) -> pd.DataFrame:
         df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS[:3])
         df.insert(0, "grid", g.id)
         frames.append(df)
+        done += g.points**2
+        if progress is not None:
+            progress(done, total)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -234,7 +249,8 @@ def monte_carlo(
     a: Assumptions,
     samples: int,
     seed: int,
-    chunk: int = 16_384,  # a quarter of a sampling block: tasks hold whole blocks
+    chunk: int = 8_192,  # an eighth of a sampling block (tasks hold whole blocks); about a
+    # second of work, so that progress moves often
     keep: int = 2_000,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
@@ -309,18 +325,24 @@ def monte_carlo(
 
 
 def sobol_indices(
-    a: Assumptions, n: int, seed: int, metric: str = "npv", workers: int = 1
+    a: Assumptions,
+    n: int,
+    seed: int,
+    metric: str = "npv",
+    workers: int = 1,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Sobol indices of every key in sensitivity.csv; keys the payback model does not read are
     listed with indices of exactly zero instead of being evaluated. No payback counts as the
-    horizon; where no sample pays back, every index is 0 and the note says so."""
+    horizon; where no sample pays back, every index is 0 and the note says so.
+    ``progress(done, total)`` counts model evaluations (n (d + 2))."""
     full = problem_from(a)
     prob = full.subset(evaluate(a, detail=False).inputs_read)
     A, B = sobol.sample(prob, n, seed)
     output = METRICS.get(metric, metric)
     nan_as = float(a.values["horizon.months"]) if output == "payback_months" else None
     fa, fb, fab = sobol.evaluate(
-        model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers
+        model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers, progress=progress
     )
     df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
     df["note"] = ""
@@ -347,20 +369,22 @@ def run_cli(
     workers: int = 1,
     samples_csv: str | None = None,
 ) -> pd.DataFrame | dict:
-    """One analysis for the CLI: a table, or (Monte Carlo) the dict of monte_carlo()."""
+    """One analysis for the CLI: a table, or (Monte Carlo) the dict of monte_carlo().
+    ``progress(done, total)`` follows the analysis: samples, model evaluations, grid points
+    or keys."""
     problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
         df = tornado(a)
         return df[df["output"] == METRICS[metric]].reset_index(drop=True)
     if analysis == "grid":
-        return grids(a)
+        return grids(a, progress=progress)
     if analysis == "montecarlo":
         return monte_carlo(
             a, samples or 20_000, seed, progress=progress, workers=workers, samples_csv=samples_csv
         )
     if analysis == "sobol":
-        return sobol_indices(a, samples or 1024, seed, metric, workers=workers)
-    return breakeven_table(a, "npv" if metric == "npv" else "payback")
+        return sobol_indices(a, samples or 1024, seed, metric, workers=workers, progress=progress)
+    return breakeven_table(a, "npv" if metric == "npv" else "payback", progress=progress)
 
 
 def report_analysis(
@@ -370,18 +394,30 @@ def report_analysis(
     seed: int,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
+    phase: Phase | None = None,
 ) -> tuple[dict, dict]:
-    """Everything the analysis sheets show, and the run facts for the Cover."""
+    """Everything the analysis sheets show, and the run facts for the Cover.
+    ``phase(what, unit)`` gives the progress callback of each phase (``progress``, if given,
+    is the Monte Carlo's)."""
     if not a.sensitivity:
         return {}, {"Sensitivity": f"none: {a.data_dir / 'sensitivity.csv'} is missing or empty"}
-    mc = monte_carlo(a, samples, seed, progress=progress, workers=workers)
+    phase = phase or _no_phase
+    mc = monte_carlo(
+        a, samples, seed, progress=progress or phase("Monte Carlo", "samples"), workers=workers
+    )
+    one = phase("Tornado", "analysis")
+    tor = tornado(a)
+    if one is not None:
+        one(1, 1)
     analysis = {
-        "tornado": tornado(a),
-        "grids": grids(a),
+        "tornado": tor,
+        "grids": grids(a, progress=phase("Grids", "points")),
         "mc": mc,
         "mc_stats": mc["stats"],
-        "sobol": sobol_indices(a, sobol_n, seed, workers=workers),
-        "breakeven": breakeven_table(a),
+        "sobol": sobol_indices(
+            a, sobol_n, seed, workers=workers, progress=phase("Sobol", "evaluations")
+        ),
+        "breakeven": breakeven_table(a, progress=phase("Break-even", "keys")),
     }
     info = {
         "Seed": seed,
