@@ -355,24 +355,18 @@ REVENUE_STREAM = [
     Edit(
         STREAM,
         "econ/report/chain.py",
-        ("revenue_sheet", "tl.row"),
-        r'^        row0\(r\.api_revenue\),\n        "usd_m",\n    \)\n',
-        f"""    tl.row(
-        "toy",
-        "{TOY_LABEL}",
-        "USD",
-        lambda k: f"{{R('in_term', k)}}*{{N('{KEY}')}}",
-        row0(r.toy_revenue),
-        "usd_m",
-    )
+        ("stream_rows", "Row"),
+        r'^        Section\("Incremental revenue"\),\n',
+        f"""        Row("toy", "{TOY_LABEL}", "USD", "usd_m", "[in_term]*{KEY.replace('.', '_')}",
+            row0(r.toy_revenue)),
 """,
     ),
     Edit(
         STREAM,
         "econ/report/chain.py",
-        ("payback_sheet", "inflow"),
-        r"\{RV\('api', k\)\}\)\*\{keep\}",
-        r"{RV('api', k)}+{RV('toy', k)})*{keep}",
+        ("cash_rows", "inflow"),
+        r"\[revenue\.api\]\)\*\{KEEP\}",
+        r"[revenue.api]+[revenue.toy])*{KEEP}",
         how="replace",
     ),
     Edit(

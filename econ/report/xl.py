@@ -217,6 +217,7 @@ class Book:
         default_factory=list
     )  # label, econ value, cell, format
     inputs: list[tuple[str, str]] = field(default_factory=list)  # input cell, run copy cell
+    declared: list[tuple[str, Any]] = field(default_factory=list)  # sheet, rows.Row / Result
 
     def name(self, name: str, ref: str) -> None:
         """A workbook-level defined name."""
