@@ -276,9 +276,9 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         data_thr = tables.data_throughput(a, plat, s_t)
         b.put(
             f"cap_data_{tier}",
-            "Throughput on the data curve x curve scale",
+            "Throughput on the data curve x curve scale (blank: off the curve)",
             "tokens/s/MW",
-            f"IF({covers},cap_frontier_scale*IF({n}=1,INDEX(pchip_throughput,{first}),EXP({herm})),NA())",
+            f'IF({covers},cap_frontier_scale*IF({n}=1,INDEX(pchip_throughput,{first}),EXP({herm})),"")',
             data_thr if np.isfinite(data_thr) else "",
             "num",
         )
@@ -556,7 +556,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
         "thr_ultrafast",
         "Thr* at the ultrafast speed",
         "tokens/s/MW",
-        f'IF({_n("capacity.basis")}="physics",phys_envelope_ultrafast,cap_data_ultrafast)',
+        f'IF({_n("capacity.basis")}="physics",phys_envelope_ultrafast,N(cap_data_ultrafast))',
         thr_u,
         "num",
     )
@@ -564,7 +564,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
         "thr_standard",
         "Thr* at the standard speed",
         "tokens/s/MW",
-        f'IF({_n("capacity.basis")}="physics",phys_envelope_standard,cap_data_standard)',
+        f'IF({_n("capacity.basis")}="physics",phys_envelope_standard,N(cap_data_standard))',
         thr_s,
         "num",
     )

@@ -10,12 +10,15 @@ The declarations are tables, one row a line or two: kept out of the formatter's 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.model import Results
 from econ.payback import BISECTION_STEPS, irr_trace
 from econ.report.rows import (
+    Check,
     Declaration,
     Result,
     Row,
@@ -201,10 +204,16 @@ def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Section("Incremental revenue"),
         Row("sub", "Pro upgrades (Pro minus Plus price), sub_t", "USD", "usd_m",
             "[dpro]*(plans_pro_price_usd_month-plans_plus_price_usd_month)",
-            row0(r.subscription_revenue)),
+            row0(r.subscription_revenue),
+            check=Check("Pro upgrade revenue: its total against the incremental Pro subscribers "
+                        "times the price difference",
+                        "SUM([dpro:])*(plans_pro_price_usd_month-plans_plus_price_usd_month)")),
         Row("api", "Ultrafast API premium, api_t", "USD", "usd_m",
             "[api_served]*(tiers_ultrafast_price_per_mtok_usd-api_cannibalised_share"
-            "*api_standard_price_per_mtok_usd)/constant_tokens_per_million", row0(r.api_revenue)),
+            "*api_standard_price_per_mtok_usd)/constant_tokens_per_million", row0(r.api_revenue),
+            check=Check("API premium: its total against the API tokens served times the premium",
+                        "SUM([api_served:])*(tiers_ultrafast_price_per_mtok_usd-api_cannibalised_share"
+                        "*api_standard_price_per_mtok_usd)/constant_tokens_per_million")),
     ]
 
 
@@ -227,7 +236,9 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"[in_term]*MIN(capacity_backfill_tokens_per_month*[eff],[spare]*[mw]*thr_standard*{SPM}/{pta})",
             row0(r.backfill_tokens)),
         Row("backfill_usd", "GPU cost the backfill saves", "USD", "usd_m",
-            f"[backfill]*{g_cost}/{per_m}", row0(r.backfill_usd)),
+            f"[backfill]*{g_cost}/{per_m}", row0(r.backfill_usd),
+            check=Check("GPU cost the backfill saves: its total against the tokens backfilled",
+                        f"SUM([backfill:])*{g_cost}/{per_m}")),
         Row("adopter_tokens", "Ultrafast adopters' tokens", "tokens/month", "tok_t",
             f"[sub_streams]/{pta}*tiers_ultrafast_tokens_per_s*{SPM}", row0(P["adopter_tokens"])),
         Row("moved", "Tokens moved off the GPU fleet", "tokens/month", "tok_t",
@@ -237,7 +248,9 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
             row0(r.tokens_added_to_gpus)),
         Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m",
-            f"([moved]-[added])*{g_cost}/{per_m}", row0(r.gpu_savings)),
+            f"([moved]-[added])*{g_cost}/{per_m}", row0(r.gpu_savings),
+            check=Check("GPU cost avoided: its total against the tokens moved and added",
+                        f"(SUM([moved:])-SUM([added:]))*{g_cost}/{per_m}")),
         Row("tokens_served", "Tokens served on the contract, U_t", "tokens/month", "tok_t",
             "[api_served]+[adopter_tokens]+[backfill]", row0(r.tokens_served)),
         Row("util", "Average utilisation of the contract (blank with no MW online)", "share",
@@ -383,9 +396,11 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
     ws.write_string(0, 0, title, s("title"))
     ws.write_string(1, 0, PAYBACK_NOTE, s("note"))
     tl = Timeline(book, ws, "Payback", 4, "payback")
-    for part in (calendar(a), cash_rows(a, r), payback_results(a, r, head),
-                 npv_results(a, r, head), capacity_results(a, r, head), bridge(a, r, head)):
-        render(tl, part)
+    render(tl, calendar(a) + cash_rows(a, r))
+    for part in (payback_results(a, r, head), npv_results(a, r, head),
+                 capacity_results(a, r, head), bridge(a, r, head)):
+        # blank when the live model cannot compute the choices made (Checks)
+        render(tl, [replace(d, guard=True) if isinstance(d, Result) else d for d in part])
     return tl
 
 
@@ -400,16 +415,23 @@ def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
     return [
         Section("Cash"),
         Row("inflow", "Revenue net of variable costs, plus GPU cost avoided", "USD", "usd_m",
-            f"([revenue.sub]+[revenue.api])*{KEEP}+[revenue.gpu]", row0(P["inflow"])),
-        Row("rent", "Rent (from Costs)", "USD", "usd_m", "[costs.rent]", row0(r.rent)),
+            f"([revenue.sub]+[revenue.api])*{KEEP}+[revenue.gpu]", row0(P["inflow"]),
+            check=Check("Inflow: its total against the streams' totals (Revenue)",
+                        f"(SUM([revenue.sub:])+SUM([revenue.api:]))*{KEEP}+SUM([revenue.gpu:])")),
+        Row("rent", "Rent (from Costs)", "USD", "usd_m", "[costs.rent]", row0(r.rent),
+            check=Check("Rent on Payback: its total against the contract value",
+                        "contract_value_usd")),
         Row("cf", "Net cash flow, CF_t", "USD", "usd_m", "[inflow]-[rent]",
-            row0(r.net_cash_flow)),
+            row0(r.net_cash_flow),
+            check=Check("Net cash flow: its total against inflow less rent", "SUM([inflow:])-SUM([rent:])")),
         Row("cum", "Cumulative cash, K_t", "USD", "usd_m", "[cum-1]+[cf]",
             held(r.cumulative_cash), opening="0"),
         Row("d", "Discount factor (from Costs)", "-", "num4", "[costs.d]",
             pad_months(r.discount[0], 1.0), opening="[costs.d]"),
         Row("dcf", "Discounted cash flow", "USD", "usd_m", "[cf]*[d]",
-            row0(r.discounted_cash_flow)),
+            row0(r.discounted_cash_flow),
+            check=Check("Discounted cash flow: its total against SUMPRODUCT of cash and factors",
+                        "SUMPRODUCT([cf:],[d:])")),
         Row("dcum", "Cumulative discounted cash", "USD", "usd_m", "[dcum-1]+[dcf]",
             held(r.cumulative_discounted_cash), opening="0"),
         Row("last_neg", "Last month with cumulative cash below zero so far", "month", "num",
@@ -419,7 +441,7 @@ def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
             last_neg.format(cum="dcum", name="dlast_neg"),
             held(P["last_negative_month_discounted"]), opening="0"),
         Row("irr_flows", "Flows for the IRR: CF_t, with the terminal value at the horizon", "USD",
-            "usd_m", f"[cf]+IF({{m}}={H},finance_terminal_value*terminal_value_usd,0)",
+            "usd_m", f"[cf]+IF({{m}}={H},finance_terminal_value*N(terminal_value_usd),0)",
             row0(P["irr_flows"])),
     ]
 
@@ -494,7 +516,8 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
                match="Profitability index"),
         Result("realised_cost_per_mtok_usd", "Realised cost per million tokens served",
                "USD per 1M tokens", "usd2",
-               "constant_tokens_per_million*SUM([rent:])/SUM([revenue.tokens_served:])",
+               'IF(SUM([revenue.tokens_served:])>0,constant_tokens_per_million*SUM([rent:])'
+               '/SUM([revenue.tokens_served:]),"")',
                head["realised_cost_per_mtok_usd"]),
         Result("simple_breakeven_pro_users", "Pro users to pay the contract (the articles)",
                "users", "num",

@@ -44,7 +44,8 @@ class Section:
 @dataclass(frozen=True)
 class Check:
     """A second route to a row's total: ``formula`` (a template over the row's months, e.g.
-    ``SUMPRODUCT([api_served:],...)``) must equal ``SUM`` of the row over months 1..120."""
+    ``SUM([api_served:])*...``) must equal ``SUM`` of the row over months 1..120; the Checks
+    sheet lists it under ``label`` among the integrity checks."""
 
     label: str
     formula: str
@@ -72,7 +73,8 @@ class Row:
 class Result:
     """A named result in the month-0 column (a workbook-level name, ``npv_usd``).
 
-    ``match``: the label under which the Checks sheet compares it with the econ run."""
+    ``match``: the label under which the Checks sheet compares it with the econ run;
+    ``guard``: blank when the live model cannot compute the choices made (Checks)."""
 
     name: str
     label: str
@@ -81,6 +83,7 @@ class Result:
     formula: str
     value: Any
     match: str | None = None
+    guard: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,8 +155,14 @@ def render(tl: Timeline, decls: Iterable[Declaration]) -> None:
             opening = None if d.opening is None else (lambda d=d: expand(d.opening, tl, 0))
             tl.row(d.name, d.label, d.unit, make, d.value, d.fmt, opening=opening)
             book.declared.append((tl.sheet, d))
+            if d.check is not None:
+                total = f"SUM({book.rows[f'{tl.prefix}.{d.name}'].span()})"
+                book.second_routes.append((d.check.label, total, expand(d.check.formula, tl)))
         elif isinstance(d, Result):
-            tl.scalar(d.name, d.label, d.unit, expand(d.formula, tl), d.value, d.fmt)
+            formula = expand(d.formula, tl)
+            if d.guard:
+                formula = f'IF(model_computable,{formula},"")'
+            tl.scalar(d.name, d.label, d.unit, formula, d.value, d.fmt)
             book.declared.append((tl.sheet, d))
             if d.match is not None:
                 fmt = {"usd_b": "usd", "num1": "num2"}.get(d.fmt, d.fmt)

@@ -218,6 +218,7 @@ class Book:
     )  # label, econ value, cell, format
     inputs: list[tuple[str, str]] = field(default_factory=list)  # input cell, run copy cell
     declared: list[tuple[str, Any]] = field(default_factory=list)  # sheet, rows.Row / Result
+    second_routes: list[tuple[str, str, str]] = field(default_factory=list)  # label, total, other
 
     def name(self, name: str, ref: str) -> None:
         """A workbook-level defined name."""
@@ -306,6 +307,7 @@ class Timeline:
         months 0..120. Written by ``flush``."""
         ref = RowRef(self.sheet, self.next)
         self.book.rows[f"{self.prefix}.{name}"] = ref
+        self.book.name(f"row_{self.prefix}_{name}", ref.span(0))  # months 0..120, for scripts
         self.pending.append((self.next, label, unit, make, np.asarray(values, float), fmt, opening))
         self.next += 1
         return ref

@@ -128,6 +128,7 @@ def test_no_error_values_after_recalculation(recalculated):
 
 def test_the_checks_hold_after_recalculation(recalculated):
     wb = openpyxl.load_workbook(recalculated, data_only=True)
+    assert named_value(wb, "model_computable") is True
     assert named_value(wb, "integrity_ok") is True
     assert named_value(wb, "matches_run") is True
     assert named_value(wb, "inputs_changed_since_run") is False
