@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 SCALAR_FILE = "assumptions.csv"
-TABLE_FILES = ("plans", "tiers", "hardware", "frontier")
+TABLE_FILES = ("plans", "tiers", "hardware", "frontier", "models")
 ANALYSIS_FILES = ("sensitivity.csv", "correlations.csv", "grids.csv")
 DISTRIBUTIONS = ("uniform", "triangular", "pert", "normal", "lognormal")
 
@@ -103,8 +103,8 @@ def _share(unit: str = "share", optional: bool = False) -> Rule:
     return Rule(unit, low=0, high=1, optional=optional)
 
 
-def _nonneg(unit: str, high: float | None = None) -> Rule:
-    return Rule(unit, low=0, high=high, sense=high is not None)
+def _nonneg(unit: str, high: float | None = None, optional: bool = False) -> Rule:
+    return Rule(unit, low=0, high=high, sense=high is not None, optional=optional)
 
 
 def _flag(unit: str = "0/1") -> Rule:
@@ -125,7 +125,19 @@ SCALARS: dict[str, Rule] = {
     "contract.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
     "contract.pay_as_delivered": _flag(),
     "contract.platform": Rule("id", "id"),
-    "capacity.basis": Rule("data/physics", "id", choices=("data", "physics")),
+    "capacity.basis": Rule(
+        "data/transferred/physics", "id", choices=("data", "transferred", "physics")
+    ),
+    "capacity.gpu_platform": Rule("id", "id"),
+    "capacity.gpu_fleet_utilization": Rule("share", low=0, high=1, low_open=True),
+    "capacity.subscriber_offer": Rule("auto/on/off", "id", choices=("auto", "on", "off")),
+    "capacity.flexible_value_share": _share(),
+    "capacity.backfill_flexible_share": _share(),
+    "contract.tranche_mw": _pos("MW", 1e5, optional=True),
+    "contract.tranche_months": Rule(
+        "months", low=0, high=HORIZON_MAX_MONTHS, low_open=True, optional=True
+    ),
+    "finance.api_gross_margin": Rule("share", low=0, high=1, high_open=True),
     "horizon.months": Rule("months", "integer", low=1, high=HORIZON_MAX_MONTHS),
     "finance.discount_rate_annual": Rule("1/yr", low=-0.99, high=10),
     "finance.variable_cost_share": _share("share of revenue"),
@@ -134,24 +146,33 @@ SCALARS: dict[str, Rule] = {
     "market.mau_growth_monthly": Rule("1/month", low=-0.1, high=0.1),
     "market.plus_share_of_mau": _share(),
     "market.pro_subscribers_start": _nonneg("users", 1e10),
+    # validated >= -conversion.pro_churn_monthly as well (docs/model.md, section 0.5)
+    "market.pro_growth_monthly": Rule("1/month", low=-0.5, high=0.5),
     "usage.demand_sigma": Rule("-", low=0, high=5, low_open=True),
     "usage.speed_elasticity": Rule("-", low=0, high=3),
     "usage.token_efficiency_gain_annual": Rule("1/yr", low=0, high=1, high_open=True),
     "usage.peak_to_average": Rule("x", low=1, high=100),
+    "usage.adoption_burn_elasticity": Rule("-", low=0, high=5),
+    "usage.adoption_ref_multiplier": _pos("quota units per token", 1e6),
+    "usage.output_tokens_per_query": _pos("tokens/query", 1e7),
     # monthly probabilities: each at most 0.5 so that base + propensity and churn + extra
     # churn can never exceed 1 (docs/model.md, section 5.6)
-    "conversion.plus_to_pro_base_monthly": Rule("1/month", low=0, high=0.5),
-    "conversion.capped_upgrade_propensity": Rule("1/month", low=0, high=0.5),
+    "conversion.capped_share_of_upgrades": _share(),
+    "conversion.max_capped_propensity": Rule("1/month", low=0, high=0.5),
+    "conversion.pro_price_elasticity": Rule("-", low=0, high=10),
     "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
     "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),
     "api.ultrafast_tokens_per_month": _nonneg("tokens/month", 1e18),
     "api.reference_price_per_mtok_usd": _pos("USD per 1M tokens", 1e4),
     "api.price_elasticity": Rule("-", low=0, high=5),
-    "api.standard_price_per_mtok_usd": _nonneg("USD per 1M tokens", 1e4),
-    "api.cannibalised_share": _share(),
+    "api.standard_tokens_per_month": _pos("output tokens/month", 1e18),
+    "api.fast_tokens_per_month": _nonneg("output tokens/month", 1e18),
+    "api.diversion_to_lab_tiers": Rule("share", low=0, high=1, low_open=True, high_open=True),
+    "api.wtp_speed_doubling_usd_per_mtok": _nonneg("USD per 1M tokens", 1e4),
+    "api.speed_nest_lambda": Rule("-", low=0, high=1, low_open=True),
     "api.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
     "capacity.backfill_tokens_per_month": _nonneg("output tokens/month", 1e18),
-    "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4),
+    "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4, optional=True),
     "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
     "agent.calls": Rule("calls", "integer", low=1, high=10_000, sense=True),
     "agent.output_tokens_per_call": _pos("tokens", 1e7),
@@ -196,8 +217,9 @@ TABLES: dict[str, Table] = {
     "plans": Table(
         {
             "price_usd_month": _pos("USD/month", 1e5),
-            "weekly_quota_tokens": _pos("tokens/week", 1e20),  # 1e19 or so: no cap,
-            "median_weekly_tokens": _pos("tokens/week", 1e12),
+            "price_ref_usd_month": _pos("USD/month", 1e5),
+            "queries_per_day": _pos("queries/day", 1e6),
+            "weekly_quota_queries": _pos("queries/week", 1e15),  # 1e14 or so: no cap
         },
         required_rows=PLAN_IDS,
         closed=True,
@@ -213,6 +235,8 @@ TABLES: dict[str, Table] = {
         required_cells=(
             ("fast", "adoption"),
             ("ultrafast", "adoption"),
+            ("standard", "price_per_mtok_usd"),
+            ("fast", "price_per_mtok_usd"),
             ("ultrafast", "price_per_mtok_usd"),
         ),
         closed=True,
@@ -223,12 +247,6 @@ TABLES: dict[str, Table] = {
                 "the standard tier takes the share the faster tiers leave "
                 "(1 - tiers.fast.adoption - tiers.ultrafast.adoption)",
             ),
-            (
-                "standard",
-                "price_per_mtok_usd",
-                "standard API tokens are priced by api.standard_price_per_mtok_usd",
-            ),
-            ("fast", "price_per_mtok_usd", "only the ultrafast tier is sold as API tokens"),
         ),
     ),
     "hardware": Table(
@@ -253,16 +271,42 @@ TABLES: dict[str, Table] = {
             "platform": Rule("id", "id"),
             "tokens_per_s_per_user": _pos("tokens/s/user", 1e5),
             "tokens_per_s_per_mw": _pos("tokens/s/MW", 1e10),
-            "model_params": _pos("params", 1e15, optional=True),
-            "model_active_share": Rule("share", low=0, high=1, low_open=True, optional=True),
-            "model_bytes_per_param": _pos("bytes", 8, optional=True),
+            "model": Rule("id", "id", optional=True),
         },
-        # the last three columns may be left out of the file altogether
+    ),
+    # the models that frontier points were measured on (docs/model.md, section 0.1)
+    "models": Table(
+        {
+            "params": _pos("params", 1e15),
+            "active_share": Rule("share", low=0, high=1, low_open=True),
+            "bytes_per_param": _pos("bytes", 8),
+            "layers": Rule("layers", "integer", low=1, high=10_000, sense=True),
+            "d_model": _pos("-", 1e6),
+            "kv_bytes_per_token": _pos("bytes/token", 1e9),
+            "context_tokens": _pos("tokens", 1e8),
+            "prefill_tokens_per_output": _nonneg("tokens", 1e4),
+            "speculative_speedup": Rule("x", low=1, high=20),
+        }
     ),
 }
 
 # Columns a table file may leave out entirely (every cell then blank).
-OPTIONAL_COLUMNS = {"frontier": ("model_params", "model_active_share", "model_bytes_per_param")}
+OPTIONAL_COLUMNS = {"frontier": ("model",)}
+
+# Keys of earlier versions and what replaced them (setting one is an error naming it).
+RETIRED: dict[str, str] = {
+    "api.cannibalised_share": "api.diversion_to_lab_tiers (the logit's diversion share, "
+    "docs/model.md section 0.4)",
+    "api.standard_price_per_mtok_usd": "tiers.standard.price_per_mtok_usd (the public list price)",
+    "conversion.plus_to_pro_base_monthly": "conversion.capped_share_of_upgrades (the base rate "
+    "is derived from the calibrated no-deal world, section 0.5)",
+    "conversion.capped_upgrade_propensity": "conversion.capped_share_of_upgrades (the propensity "
+    "is derived from the calibrated no-deal world, section 0.5)",
+    "plans.plus.weekly_quota_tokens": "plans.plus.weekly_quota_queries x usage.output_tokens_per_query",
+    "plans.pro.weekly_quota_tokens": "plans.pro.weekly_quota_queries x usage.output_tokens_per_query",
+    "plans.plus.median_weekly_tokens": "plans.plus.queries_per_day x usage.output_tokens_per_query",
+    "plans.pro.median_weekly_tokens": "plans.pro.queries_per_day x usage.output_tokens_per_query",
+}
 
 # Keys whose value fixes an array's shape or picks a table row: they take one
 # value per run, never an array of scenarios. Frontier points' speeds are the
@@ -398,6 +442,9 @@ class Assumptions:
     overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
     # blank optional cells that --set or a scenario may fill: key -> where the cell is
     blanks: dict[str, Entry] = field(default_factory=dict)
+    # the values as the data files give them, before --set and scenarios: the base that the
+    # transferred basis freezes its measured envelopes at (docs/model.md, section 0.1)
+    base: dict[str, float | str] = field(default_factory=dict)
 
     # -- access -----------------------------------------------------------
     def __getitem__(self, key: str) -> float | str:
@@ -555,6 +602,8 @@ def _escape(c: str) -> str:
 
 
 def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    if key in RETIRED:
+        return f"{key!r} was retired in version 3; use {RETIRED[key]}"
     close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return f"unknown key {key!r}{hint}"
@@ -756,6 +805,8 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
     values: dict[str, float | str] = {}
     entries: dict[str, Entry] = {}
     files: list[FileInfo] = []
+    blanks: dict[str, Entry] = {}
+    seen_blank: set[str] = set()
 
     # scalars
     path = d / SCALAR_FILE
@@ -774,16 +825,20 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
         if unit != rule.unit:
             raise AssumptionError(f'{where}, column unit: "{unit}"; expected "{rule.unit}"')
         _require_source(r, where)
+        entry = Entry(SCALAR_FILE, n, "value", unit, r["source"].strip(), r["note"].strip())
+        if rule.optional and r["value"].strip() == "":
+            blanks[key] = entry  # a blank optional value: --set or a scenario may fill it
+            seen_blank.add(key)
+            continue
         values[key] = parse_value(r["value"], rule, where, "value")
-        entries[key] = Entry(SCALAR_FILE, n, "value", unit, r["source"].strip(), r["note"].strip())
-    missing = [k for k in SCALARS if k not in values]
+        entries[key] = entry
+    missing = [k for k in SCALARS if k not in values and k not in seen_blank]
     if missing:
         raise AssumptionError(f"{path}: missing key(s) {', '.join(missing)}")
     files.append(FileInfo(SCALAR_FILE, path, len(rows), _sha256(path)))
 
     # tables
     tables: dict[str, tuple[str, ...]] = {}
-    blanks: dict[str, Entry] = {}
     for name in TABLE_FILES:
         spec = TABLES[name]
         path = d / f"{name}.csv"
@@ -853,6 +908,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
         data_dir=d,
         bundled=bundled,
         blanks=blanks,
+        base=dict(values),
     )
     _cross_check(a)
     a = _load_analysis(a)
@@ -1237,8 +1293,73 @@ def check_pro_start_within_users(a: Assumptions) -> None:
         )
 
 
+def check_gpu_platform_known(a: Assumptions) -> None:
+    """capacity.gpu_platform is a row of hardware.csv; on the data basis its curve covers the
+    standard and fast tiers (their GPU cost per token reads it), unless the cost is set."""
+    plat = a.values["capacity.gpu_platform"]
+    if plat not in a.tables["hardware"]:
+        raise AssumptionError(
+            f"{_loc(a, 'capacity.gpu_platform')}: {plat!r} is not in hardware.csv; "
+            f"expected one of {', '.join(a.tables['hardware'])}"
+        )
+    if a.values["capacity.basis"] != "data" or "capacity.gpu_cost_per_mtok_usd" in a.values:
+        return
+    lo, hi = a.frontier_range(plat)
+    for tier in ("standard", "fast"):
+        s = a.values[f"tiers.{tier}.tokens_per_s"]
+        if not a.covers(plat, s):
+            raise AssumptionError(
+                f"{_loc(a, f'tiers.{tier}.tokens_per_s')}: {s:g} tokens/s is outside the frontier "
+                f"of the GPU platform {plat!r} ({lo:g} to {hi:g} tokens/s in frontier.csv), which "
+                "prices the tier's GPU cost per token; add a frontier point, set "
+                "capacity.gpu_cost_per_mtok_usd, or use another capacity.basis"
+            )
+
+
+def check_frontier_models_known(a: Assumptions) -> None:
+    """A frontier point's model is a row of models.csv."""
+    for fid in a.tables["frontier"]:
+        m = a.values.get(f"frontier.{fid}.model")
+        if m is not None and m not in a.tables["models"]:
+            raise AssumptionError(
+                f"{_loc(a, f'frontier.{fid}.model')}: {m!r} is not in models.csv; "
+                f"expected one of {', '.join(a.tables['models']) or 'the ids there'}"
+            )
+
+
+def check_tranches(a: Assumptions) -> None:
+    """contract.tranche_mw and contract.tranche_months are both blank or both set."""
+    has = ["contract.tranche_mw" in a.values, "contract.tranche_months" in a.values]
+    if has[0] != has[1]:
+        given, other = (
+            ("contract.tranche_mw", "contract.tranche_months")
+            if has[0]
+            else ("contract.tranche_months", "contract.tranche_mw")
+        )
+        raise AssumptionError(
+            f"{_loc(a, given)}: set without {other}; expected both (delivery in tranches) or "
+            "neither (the linear ramp of contract.ramp_months)"
+        )
+
+
+def check_pro_growth(a: Assumptions) -> None:
+    """market.pro_growth_monthly >= -conversion.pro_churn_monthly: the no-deal world cannot
+    need negative upgrades (docs/model.md, section 0.5)."""
+    g, c = a.values["market.pro_growth_monthly"], a.values["conversion.pro_churn_monthly"]
+    if g < -c:
+        raise AssumptionError(
+            f"{_loc(a, 'market.pro_growth_monthly')}: {g:g} is below minus the churn "
+            f"({-c:g}); expected market.pro_growth_monthly >= -conversion.pro_churn_monthly "
+            "(a steeper decline would need negative upgrades)"
+        )
+
+
 CROSS_CHECKS = (
     check_horizon_covers_term,
+    check_gpu_platform_known,
+    check_frontier_models_known,
+    check_tranches,
+    check_pro_growth,
     check_pro_start_within_users,
     check_contract_platform_known,
     check_frontier_platforms_known,

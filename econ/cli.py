@@ -255,6 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     p.add_argument("--target", choices=("npv", "payback"), default="npv")
     p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
+    )
+    p.add_argument(
         "--low",
         type=finite_number,
         help="lower end of the search (default: the key's sensitivity range)",
@@ -335,6 +342,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"values of the key, {MIN_POINTS} to {MAX_POINTS} (default 21)",
     )
+    p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", metavar="FILE", help="write the table to FILE")
@@ -352,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="npv",
         help="what to make best: NPV or the profitability index highest, a payback earliest "
         "(default npv)",
+    )
+    p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
     )
     p.add_argument("--json", action="store_true")
     _workers_all(p)
@@ -678,7 +699,9 @@ def cmd_goal_seek(args) -> int:
     from econ.sensitivity.breakeven import goal_seek_key
 
     a = resolve(args)
-    res = goal_seek_key(a, args.key, target=args.target, low=args.low, high=args.high)
+    res = goal_seek_key(
+        a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
+    )
     if args.json:
         from econ.headline import clean
 
@@ -848,7 +871,9 @@ def cmd_sweep(args) -> int:
     from econ.report.compare import sweep_text
 
     a = resolve(args)
-    s = sweep(a, args.key, args.low, args.high, args.points, workers=_all_workers(args))
+    s = sweep(
+        a, args.key, args.low, args.high, args.points, workers=_all_workers(args), hold=args.hold
+    )
     if args.csv:
         write_text(Path(args.csv), s.table.to_csv(index=False))
         print(f"econ: wrote {args.csv}")
@@ -866,7 +891,9 @@ def cmd_optimize(args) -> int:
     from econ.report.compare import optimum_text
 
     a = resolve(args)
-    o = optimize(a, args.key, args.low, args.high, args.metric, workers=_all_workers(args))
+    o = optimize(
+        a, args.key, args.low, args.high, args.metric, workers=_all_workers(args), hold=args.hold
+    )
     if args.json:
         doc = {
             **o.range.__dict__,

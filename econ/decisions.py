@@ -57,7 +57,7 @@ from econ.assumptions import (
 from econ.compute import capacity as cap
 from econ.compute import cost, physics, tables
 from econ.headline import headline
-from econ.model import evaluate
+from econ.model import SIZE_KEYS, at_rate, evaluate
 from econ.parallel import map_ordered
 
 # Values evaluated per vectorised call of a sweep or an optimisation grid. Fixed, so that the
@@ -88,6 +88,8 @@ COMPARE_METRICS = {
     "peak_incremental_pro_subscribers": "totals.peak_incremental_pro_subscribers",
     "max_deficit_usd": "max_deficit_usd",
     "ceiling_tokens_per_s": "physics.ceiling_tokens_per_s",
+    "served_tokens_per_s": "served_model.served_tokens_per_s.ultrafast",
+    "gpu_cost_per_mtok_usd": "served_model.gpu_cost_per_mtok_usd.standard",
     "npv_physics_basis_usd": "npv_physics_basis_usd",
 }
 # What each row says about its scenario: column -> dotted key
@@ -153,6 +155,8 @@ def compare_one(a: Assumptions) -> dict:
         for part in path.split("."):
             v = v[part]
         row[col] = math.nan if v is None else float(v)
+    if not h["served_model"]["ultrafast_offered"]:
+        row["served_tokens_per_s"] = math.nan  # the tier is not offered on this platform
     return {"row": row, "cumulative_cash_usd": h["monthly"]["cumulative_cash_usd"]}
 
 
@@ -254,9 +258,6 @@ class PlatformRow:
         mw = budget_present_value(a, budget) / pv_per_mw
         ceiling, top, fastest = fastest_speed(a, platform)
         s_u = a.num("tiers.ultrafast.tokens_per_s")
-        s_fast = a.num("tiers.fast.tokens_per_s")
-        served = min(s_u, fastest)
-        thr = throughput_on_basis(a, platform, served)
         row = {
             "platform": platform,
             "rent_basis": basis,
@@ -265,9 +266,9 @@ class PlatformRow:
             "ceiling_tokens_per_s": ceiling,
             "curve_top_tokens_per_s": top,
             "fastest_tokens_per_s": fastest,
-            "served_tokens_per_s": served,
-            "users_per_mw": thr / served if served > 0 else math.nan,
-            "ultrafast_offered": bool(served >= s_fast),
+            "served_tokens_per_s": math.nan,
+            "users_per_mw": math.nan,
+            "ultrafast_offered": False,
             "npv_usd": math.nan,
             "payback_months": math.nan,
             "discounted_payback_months": math.nan,
@@ -275,36 +276,38 @@ class PlatformRow:
             "note": "",
         }
         data = a.values["capacity.basis"] == "data"
-        changes = [("contract.platform", platform)]
-        if row["ultrafast_offered"]:
-            s_eval = served
-        else:
-            row["note"] = (
-                f"the served model tops out at {fastest:,.4g} tokens/s here, below the fast "
-                f"tier's {s_fast:g}: no ultrafast tier, the MW earn by backfill alone"
-            )
-            changes += [("tiers.ultrafast.adoption", "0"), ("api.ultrafast_tokens_per_month", "0")]
-            s_eval = min(s_u, top) if data else s_u  # any speed the validation accepts will do
-        changes.append(("tiers.ultrafast.tokens_per_s", repr(s_eval)))
         s_std = a.num("tiers.standard.tokens_per_s")
-        if data and not (
-            a.covers(platform, s_std) and a.covers(platform, s_eval) and s_eval >= s_fast
-        ):
+        if data and not (a.covers(platform, s_std) and a.covers(platform, s_u)):
             lo, hi = a.frontier_range(platform)
             row["note"] = (
                 f"its data curve ({lo:g} to {hi:g} tokens/s) does not cover both the standard "
-                f"tier's {s_std:g} tokens/s and an ultrafast speed from the fast tier's "
-                f"{s_fast:g}: it cannot carry this deal on the data basis"
+                f"tier's {s_std:g} tokens/s and the ultrafast tier's {s_u:g}: it cannot carry "
+                "this deal on the data basis"
             )
             return row
-        r = evaluate(
-            a.with_overrides(changes, origin="econ platforms"),
-            {"contract.mw": mw, "contract.value_usd": budget},
+        # the same rule as every command: `econ summary --set contract.platform=... --set
+        # contract.mw=... --set contract.value_usd=...` gives this row's NPV
+        b = a.with_overrides([("contract.platform", platform)], origin="econ platforms")
+        r = evaluate(b, {"contract.mw": mw, "contract.value_usd": budget})
+        offered = bool(np.isfinite(r.served_multiplier[0]))
+        served = float(r.served_tokens_per_s_ultrafast[0])
+        row.update(
+            served_tokens_per_s=served if offered else math.nan,
+            users_per_mw=float(r.throughput_per_mw[0]) / served if offered else math.nan,
+            ultrafast_offered=offered,
+            npv_usd=float(r.npv[0]),
+            payback_months=float(r.payback_months[0]),
+            discounted_payback_months=float(r.discounted_payback_months[0]),
+            term_average_utilization=float(r.totals["term_average_utilization"][0]),
         )
-        row["npv_usd"] = float(r.npv[0])
-        row["payback_months"] = float(r.payback_months[0])
-        row["discounted_payback_months"] = float(r.discounted_payback_months[0])
-        row["term_average_utilization"] = float(r.totals["term_average_utilization"][0])
+        if not offered:
+            row["note"] = (
+                f"the served model's ceiling here ({ceiling:,.4g} tokens/s) leaves no grid speed "
+                f"from {s_u:g} down to half of it below 0.9 x the ceiling: no ultrafast tier, "
+                "the MW earn by backfill alone"
+            )
+        elif served < s_u:
+            row["note"] = f"served at {served:,.4g} tokens/s, {served / s_u:.0%} of the tier's speed"
         return row
 
 
@@ -511,33 +514,45 @@ class KeyChunk:
     """The model's outputs for a chunk of one key's values (M,), in one vectorised evaluation
     (a callable, so that worker processes can receive it)."""
 
-    def __init__(self, a: Assumptions, key: str, detail: bool = True):
-        self.a, self.key, self.detail = a, key, detail
+    def __init__(self, a: Assumptions, key: str, detail: bool = True, hold: str = "rate"):
+        self.a, self.key, self.detail, self.hold = a, key, detail, hold
 
     def __call__(self, xs: np.ndarray) -> dict[str, np.ndarray]:
-        return _outputs(evaluate(self.a, {self.key: xs}, detail=self.detail))
+        over = at_rate(self.a, self.key, xs) if self.hold == "rate" else {self.key: xs}
+        return _outputs(evaluate(self.a, over, detail=self.detail))
 
 
 class KeyPoint:
     """The model's outputs at one value of a key that takes one value per run (evaluated with
     the value set as by --set)."""
 
-    def __init__(self, a: Assumptions, key: str, detail: bool = True):
-        self.a, self.key, self.detail = a, key, detail
+    def __init__(self, a: Assumptions, key: str, detail: bool = True, hold: str = "rate"):
+        self.a, self.key, self.detail, self.hold = a, key, detail, hold
 
     def __call__(self, x: float) -> dict[str, np.ndarray]:
-        b = self.a.with_overrides([(self.key, f"{x:.17g}")], origin="econ sweep")
+        pairs = [(self.key, f"{x:.17g}")]
+        if self.hold == "rate" and self.key in SIZE_KEYS:
+            value = float(at_rate(self.a, self.key, [x])["contract.value_usd"][0])
+            pairs.append(("contract.value_usd", f"{value:.17g}"))
+        b = self.a.with_overrides(pairs, origin="econ sweep")
         return _outputs(evaluate(b, detail=self.detail))
 
 
 def evaluate_values(
-    a: Assumptions, key: str, xs: np.ndarray, workers: int = 1, detail: bool = True
+    a: Assumptions,
+    key: str,
+    xs: np.ndarray,
+    workers: int = 1,
+    detail: bool = True,
+    hold: str = "rate",
 ) -> dict[str, np.ndarray]:
-    """The outputs of ``_outputs`` at each value of ``key`` (M,), spread over ``workers``."""
+    """The outputs of ``_outputs`` at each value of ``key`` (M,), spread over ``workers``;
+    ``hold`` 'rate' moves the contract's value with its size (contract.mw, term), 'value'
+    keeps it (docs/model.md, section 0.3)."""
     if key_kind(a, key) == "per run":
-        fn, items = KeyPoint(a, key, detail), [float(x) for x in xs]
+        fn, items = KeyPoint(a, key, detail, hold), [float(x) for x in xs]
     else:
-        fn, items = KeyChunk(a, key, detail), _chunks(np.asarray(xs, float))
+        fn, items = KeyChunk(a, key, detail, hold), _chunks(np.asarray(xs, float))
     parts = list(map_ordered(fn, items, min(workers, max(1, len(items)))))
     return {k: np.concatenate([np.atleast_1d(p[k]) for p in parts]) for k in parts[0]}
 
@@ -566,11 +581,12 @@ def sweep(
     high: float | None = None,
     points: int = SWEEP_POINTS,
     workers: int = 1,
+    hold: str = "rate",
 ) -> Sweep:
     """NPV, payback, discounted payback and utilisation over the term over one key (docs/model.md 7)."""
     r = key_range(a, key, low, high)
     xs = range_values(r, points)
-    out = evaluate_values(a, key, xs, workers, detail=True)
+    out = evaluate_values(a, key, xs, workers, detail=True, hold=hold)
     table = pd.DataFrame({key: xs, **{k: out[k] for k in SWEEP_OUTPUTS}})
     return Sweep(r, table, reads(a, key))
 
@@ -617,6 +633,7 @@ def optimize(
     metric: str = "npv",
     points: int = OPTIMIZE_POINTS,
     workers: int = 1,
+    hold: str = "rate",
 ) -> Optimum:
     """The value of ``key`` in a range at which ``metric`` is best (largest NPV or
     profitability index, earliest payback): a vectorised grid of ``points`` values, then
@@ -643,15 +660,15 @@ def optimize(
         return np.where(np.isnan(y), -np.inf, y)
 
     xs = range_values(r, points)
-    ys = evaluate_values(a, key, xs, workers, detail=False)[output]
-    base_y = float(KeyChunk(a, key, detail=False)(np.array([r.base]))[output][0])
+    ys = evaluate_values(a, key, xs, workers, detail=False, hold=hold)[output]
+    base_y = float(KeyChunk(a, key, detail=False, hold=hold)(np.array([r.base]))[output][0])
     s = score(ys)
     j = int(np.argmax(s))
     value, best, refined = float(xs[j]), float(ys[j]), False
     flat = bool(np.all(s == s[0]))
     if r.kind == "number" and not flat and xs.size > 2:
         lo, hi = float(xs[max(j - 1, 0)]), float(xs[min(j + 1, xs.size - 1)])
-        one = KeyChunk(a, key, detail=False)
+        one = KeyChunk(a, key, detail=False, hold=hold)
 
         def f(x: float) -> float:
             return -float(score(one(np.array([x]))[output])[0])

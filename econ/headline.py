@@ -49,7 +49,106 @@ MONTHLY_FIELDS = {
     "tokens_added_to_gpus": "tokens_added_to_gpus",
     "utilization": "utilization",
     "capacity_utilization": "utilization",  # the name of version 1, kept for scripts that read it
+    "pro_subscribers_no_deal": "pro_counterfactual",
+    "mw_api": "mw_api",
+    "mw_subscriber": "mw_subscriber",
+    "mw_backfill_peak": "mw_backfill_peak",
+    "mw_backfill_flexible": "mw_backfill_flexible",
+    "mw_idle": "mw_idle",
 }
+
+
+def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
+    """The served model's speeds and costs on every platform the money reads (section 0.1):
+    served speeds by tier, the per-user ceilings, the GPU cost per token by tier (derived or set)
+    and each platform's realisation factor on the transferred basis."""
+    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
+    eta = {k.split(".", 1)[1]: float(v[0]) for k, v in (r.parts or {}).items() if k.startswith("eta.")}
+    from econ.model import measurements
+
+    return {
+        "basis": a.values["capacity.basis"],
+        "contract_platform": plat,
+        "gpu_platform": gpu,
+        "served_tokens_per_s": {
+            "standard": float(r.served_tokens_per_s_standard[0]),
+            "fast": float(r.served_tokens_per_s_fast[0]),
+            "ultrafast": float(r.served_tokens_per_s_ultrafast[0]),
+        },
+        "ultrafast_offered": bool(np.isfinite(r.served_multiplier[0])),
+        "ultrafast_multiplier": float(r.served_multiplier[0]),
+        "ceiling_contract_tokens_per_s": float(r.ceiling_contract[0]),
+        "ceiling_gpu_tokens_per_s": float(r.ceiling_gpu[0]),
+        "gpu_cost_per_mtok_usd": {
+            "standard": float(r.gpu_cost_standard[0]),
+            "fast": float(r.gpu_cost_fast[0]),
+        },
+        "gpu_cost_overridden": "capacity.gpu_cost_per_mtok_usd" in a.values,
+        # where the physics gives more than the public gross margin allows, the margin wins
+        "gpu_cost_capped_by_margin": {
+            i: "capacity.gpu_cost_per_mtok_usd" not in a.values
+            and float(getattr(r, f"gpu_cost_{i}")[0])
+            >= (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{i}.price_per_mtok_usd")
+            * (1 - 1e-12)
+            for i in ("standard", "fast")
+        },
+        "realisation": eta,
+        "realisation_points": {
+            p_: [i for i, _ in measurements(a, p_)] for p_ in sorted({plat, gpu})
+        },
+    }
+
+
+def api_market(r: Results) -> dict[str, Any]:
+    """The API logit at the run's prices and served speeds (section 0.4)."""
+    return {
+        "market_tokens_per_month": float(r.api_market_tokens[0]),
+        "share": {
+            "standard": float(r.api_share_standard[0]),
+            "fast": float(r.api_share_fast[0]),
+            "ultrafast": float(r.api_share_ultrafast[0]),
+            "outside": float(r.api_share_outside[0]),
+        },
+        "diversion": {
+            "standard": float(r.api_diversion_standard[0]),
+            "fast": float(r.api_diversion_fast[0]),
+        },
+        "margin_per_mtok_usd": float(r.api_margin[0]),
+        "implied_premium_per_mtok_usd": float(r.api_premium[0]),
+    }
+
+
+def size_at_rate(a: Assumptions, points: int = 41) -> dict[str, Any]:
+    """The NPV-maximising contract size at the contract's rate per MW-month (section 0.3): a
+    grid over (0, 2 x contract.mw], the value moving with the size, then a bounded refinement."""
+    from scipy.optimize import minimize_scalar
+
+    mw0, T = a.num("contract.mw"), a.num("contract.term_months")
+    rate = a.num("contract.value_usd") / (mw0 * T)
+
+    def npv(mw: np.ndarray) -> np.ndarray:
+        mw = np.atleast_1d(np.asarray(mw, float))
+        over = {"contract.mw": mw, "contract.value_usd": rate * mw * T}
+        return evaluate(a, over, detail=False).npv
+
+    grid = np.linspace(2 * mw0 / points, 2 * mw0, points)
+    vals = npv(grid)
+    j = int(np.argmax(vals))
+    lo, hi = grid[max(j - 1, 0)] if j > 0 else grid[0] / 2, grid[min(j + 1, points - 1)]
+    best_mw, best = float(grid[j]), float(vals[j])
+    if hi > lo:
+        res = minimize_scalar(lambda x: -npv(x)[0], bounds=(lo, hi), method="bounded",
+                              options={"xatol": 1e-3 * mw0})
+        if -res.fun > best:
+            best_mw, best = float(res.x), float(-res.fun)
+    return {
+        "rate_usd_per_mw_month": rate,
+        "best_mw": best_mw,
+        "best_npv_usd": best,
+        "best_value_usd": rate * best_mw * T,
+        "searched_up_to_mw": 2 * mw0,
+        "at_upper_bound": bool(j == points - 1),
+    }
 
 
 def clean(x: Any) -> Any:
@@ -126,6 +225,20 @@ def physics_basis_npv(a: Assumptions) -> float:
     return float(evaluate(a.with_overrides([("capacity.basis", "physics")]), detail=False).npv[0])
 
 
+def npv_by_basis(a: Assumptions) -> dict[str, float | None]:
+    """The NPV on each capacity basis (None where the data curves cannot serve the speeds)."""
+    from econ.assumptions import AssumptionError
+
+    out: dict[str, float | None] = {}
+    for basis in ("data", "transferred", "physics"):
+        try:
+            b = a if a.values["capacity.basis"] == basis else a.with_overrides([("capacity.basis", basis)])
+            out[basis] = float(evaluate(b, detail=False).npv[0])
+        except AssumptionError:
+            out[basis] = None
+    return out
+
+
 def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
     """Everything `econ summary --json` prints, for scenario 0 of ``r`` (default: evaluate ``a``)."""
     r = r if r is not None else evaluate(a)
@@ -161,6 +274,20 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         if r.cumulative_cash[0].min() < 0
         else None,
         "npv_physics_basis_usd": physics_basis_npv(a),
+        "npv_by_basis_usd": npv_by_basis(a),
+        "served_model": (sm := served_model(a, r)),
+        "served_tokens_per_s": sm["served_tokens_per_s"],
+        "api_market": api_market(r),
+        "contract_rate_usd_per_mw_month": a.num("contract.value_usd")
+        / (a.num("contract.mw") * a.num("contract.term_months")),
+        "size_at_rate": size_at_rate(a),
+        "no_deal": {
+            "pro_growth_monthly": a.num("market.pro_growth_monthly"),
+            "base_upgrade_monthly": float(r.pro_base_upgrade[0]),
+            "capped_upgrade_propensity": float(r.pro_capped_propensity[0]),
+            "pro_price_factor": float(r.pro_price_factor[0]),
+        },
+        "ultrafast_adoption_wanted": float(r.ultrafast_adoption_wanted[0]),
         "simple_breakeven_pro_users": simple["pro_users"],
         "simple_breakeven_share_of_mau": simple["share_of_mau"],
         "totals": {k: float(v[0]) for k, v in r.totals.items()},

@@ -29,7 +29,7 @@ from econ.compute import capacity as cap
 from econ.compute import cost, physics
 from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
 from econ.payback import annualise, irr, payback_month, running_last_negative, terminal_value
-from econ.revenue import conversion, quota
+from econ.revenue import allocation, choice, quota
 from econ.revenue import revenue as rev
 
 Array = NDArray[np.float64]
@@ -148,29 +148,46 @@ def _check_fast(rule, arr: Array) -> Array:
 # ---------------------------------------------------------------------------
 # stages
 
+# Served speeds (docs/model.md, section 0.1): a tier is served at its speed times one of these,
+# at or below CEILING_MARGIN x the platform's per-user ceiling (the envelope is 0 AT the ceiling).
+SERVED_GRID = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+CEILING_MARGIN = 0.9
+
 
 @dataclass(frozen=True)
 class Capacity:
-    """What the contract serves (3.5). t: month numbers (H, 1); mw_online MW_t (H, N) [MW];
-    throughput_ultrafast / throughput_standard Thr*(s) (N,) [tokens/s/MW]; streams C_t
-    (H, N) [peak streams at the ultrafast speed]."""
+    """What the contract serves and what the GPU fleet costs (sections 0.1, 3.5), each (N,)
+    unless monthly (H, N).
+
+    t: month numbers (H, 1); term T; mw_online MW_t (H, N) [MW]; served {tier: speed}
+    [tokens/s/user] (ultrafast on the contract platform, standard and fast on the GPU
+    platform); multiplier: the ultrafast tier's served multiplier (NaN where not offered);
+    offered: whether the contract platform serves the ultrafast tier; throughput_ultrafast
+    Thr*(s_u) (0 where not offered) and throughput_standard Thr*(s_std) on the contract
+    [tokens/s/MW]; ceiling_contract, ceiling_gpu [tokens/s/user]; gpu_cost {standard, fast}
+    g$ [USD per 1M output tokens]; gpu_cost_set: the override is in force; eta {platform:
+    realisation factor} (transferred basis); streams C_t (H, N) [peak streams at s_u].
+    """
 
     t: Array
     term: Array
     mw_online: Array
+    served: dict[str, Array]
+    multiplier: Array
+    offered: Array
     throughput_ultrafast: Array
     throughput_standard: Array
+    ceiling_contract: Array
+    ceiling_gpu: Array
+    gpu_cost: dict[str, Array]
+    gpu_cost_set: bool
+    eta: dict[str, Array]
     streams: Array
 
 
-def throughput(p: Params, speed: Array) -> Array:
-    """Thr*_platform(s) [tokens/s/MW] (N,): the data frontier or the physics envelope, as
-    capacity.basis says (3.5)."""
+def data_throughput(p: Params, plat: str, speed: Array) -> Array:
+    """Thr_p(s) from the platform's data curve (3.1): frontier_scale x the log-log PCHIP."""
     a = p.a
-    plat = str(a.values["contract.platform"])
-    if a.values["capacity.basis"] == "physics":
-        chip = physics.chip_from(p.get, plat)
-        return physics.envelope(speed, physics.model_from(p), chip, p("facility.pue")).throughput
     ids = a.frontier_ids(plat)
     xs = [float(a.values[f"frontier.{i}.tokens_per_s_per_user"]) for i in ids]
     ys = np.stack(np.broadcast_arrays(*(p(f"frontier.{i}.tokens_per_s_per_mw") for i in ids)), 1)
@@ -188,16 +205,187 @@ def throughput(p: Params, speed: Array) -> Array:
         raise AssumptionError(f"tier speed: {exc}") from None
 
 
-def capacity_stage(p: Params) -> Capacity:
-    """MW online, Thr* at the ultrafast and standard speeds, and the contract's peak streams."""
-    H = int(p.a.values["horizon.months"])
+def _base_get(a: Assumptions):
+    """A getter of the data files' values (before --set and scenarios), None where blank."""
+    return lambda k: np.array([float(a.base[k])]) if k in a.base else None
+
+
+_DATA_CACHE: dict[tuple, object] = {}
+
+
+def _cached(a: Assumptions, name: str, plat: str, compute):
+    """A value that depends on the data files alone (a.base), computed once per data."""
+    key = (id(a.base), name, plat)
+    hit = _DATA_CACHE.get(key)
+    if hit is not None and hit[0] is a.base:
+        return hit[1]
+    if len(_DATA_CACHE) > 256:
+        _DATA_CACHE.clear()
+    value = compute()
+    _DATA_CACHE[key] = (a.base, value)
+    return value
+
+
+def stage_cap(a: Assumptions, plat: str) -> float:
+    """k_cap of a platform: K_CAP_FACTOR x k_min of the served model on it, both at the base
+    data (fixed per run, so the stage candidates only grow as k_min falls; section 0.2)."""
+    def compute() -> float:
+        get = _base_get(a)
+        _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
+        return float(physics.K_CAP_FACTOR * k_min[0])
+
+    return _cached(a, "stage_cap", plat, compute)
+
+
+def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
+    """A model of models.csv as a ServedModel (its base values)."""
+    v = a.base
+    g = lambda c: float(v[f"models.{model_id}.{c}"])  # noqa: E731
+    return physics.ServedModel(
+        params=g("params"),
+        bytes_per_param=g("bytes_per_param"),
+        active_param_share=g("active_share"),
+        kv_bytes_per_token=g("kv_bytes_per_token"),
+        context_tokens=g("context_tokens"),
+        speculative_speedup=g("speculative_speedup"),
+        layers=g("layers"),
+        d_model=g("d_model"),
+        prefill_tokens_per_output=g("prefill_tokens_per_output"),
+    )
+
+
+def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
+    """The platform's sourced measurements (section 0.1): frontier points that name a model of
+    models.csv and whose source is not a Guesstimate, with the measured model's envelope at the
+    point's speed on the base hardware, where that envelope is positive: [(point id, Env)]."""
+    return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
+
+
+def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
+    out = []
+    get = _base_get(a)
+    chip = physics.chip_from(get, plat)
+    for i in a.frontier_ids(plat):
+        mid = a.base.get(f"frontier.{i}.model")
+        src = a.entries[f"frontier.{i}.tokens_per_s_per_mw"].source
+        if mid is None or src.lower().startswith("guesstimate"):
+            continue
+        s = float(a.base[f"frontier.{i}.tokens_per_s_per_user"])
+        env = physics.envelope(
+            s, measured_model(a, str(mid)), chip, float(a.base["facility.pue"])
+        ).throughput.item()
+        if env > 0:
+            out.append((i, env))
+    return out
+
+
+def realisation(p: Params, plat: str) -> Array:
+    """eta_p = min(1, geometric mean of Thr_data(s_i) / Env_measured(s_i; base hardware)) over
+    the platform's sourced measurements; 1 where it has none (section 0.1). (N,) where a
+    measured throughput varies, else (1,)."""
+    pts = measurements(p.a, plat)
+    if not pts:
+        return np.array([1.0])
+    logs = [np.log(p(f"frontier.{i}.tokens_per_s_per_mw") / env) for i, env in pts]
+    return np.minimum(1.0, np.exp(sum(logs) / len(logs)))
+
+
+def platform_throughput(
+    p: Params, plat: str, speed: Array, model: physics.ServedModel, eta: dict[str, Array]
+) -> Array:
+    """Thr*_p(s) [tokens/s/MW] on the run's basis: the data curve, the served model's physics
+    envelope, or eta_p x frontier_scale_p x that envelope (transferred)."""
+    basis = p.a.values["capacity.basis"]
+    if basis == "data":
+        return data_throughput(p, plat, speed)
+    chip = physics.chip_from(p.get, plat)
+    env = physics.envelope(speed, model, chip, p("facility.pue"), k_cap=stage_cap(p.a, plat))
+    if basis == "physics":
+        return env.throughput
+    if plat not in eta:
+        eta[plat] = realisation(p, plat)
+    return eta[plat] * p(f"hardware.{plat}.frontier_scale") * env.throughput
+
+
+def fastest_feasible(speed: Array, ceiling: Array, most: ArrayLike = 1.0) -> tuple[Array, Array]:
+    """(multiplier, feasible): the largest m of SERVED_GRID with m <= ``most`` and
+    speed x m <= CEILING_MARGIN x ceiling, per scenario; NaN and False where none is."""
+    m_best = np.full(np.broadcast_shapes(np.shape(speed), np.shape(ceiling), np.shape(most)), np.nan)
+    for m in SERVED_GRID[::-1]:  # slowest first, so that faster feasible ones overwrite
+        ok = (m <= np.asarray(most) + 1e-12) & (speed * m <= CEILING_MARGIN * ceiling)
+        m_best = np.where(ok, m, m_best)
+    return m_best, ~np.isnan(m_best)
+
+
+def gpu_cost_per_mw_month(p: Params, plat: str) -> Array:
+    """The GPU platform's cost per facility MW-month [USD]: its hourly rent (the opportunity cost
+    of freed GPUs), or the buy-side cost per delivered MW-month where it has none (4.3)."""
+    rent = p.get(f"hardware.{plat}.rent_usd_per_hour")
+    if rent is not None:
+        return cost.hourly_rent_per_mw_month(
+            rent, p(f"hardware.{plat}.power_kw"), p("facility.pue")
+        )
+    from econ.compute import tables
+
+    return np.array([tables.buy_per_mw_month(p.a, plat)])
+
+
+def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
+    """MW online; served speeds; Thr* at the served ultrafast and standard speeds on the
+    contract; the GPU cost per token of the standard and fast tiers (sections 0.1, 3.5).
+    ``most``: the largest served multiplier the ultrafast tier may take, scalar or (N,)."""
+    a = p.a
+    H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
     term = p.row("contract.term_months")
-    mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
-    s_u = p("tiers.ultrafast.tokens_per_s")
-    thr_u = throughput(p, s_u)
-    thr_std = throughput(p, p("tiers.standard.tokens_per_s"))
-    return Capacity(t, term, mw_online, thr_u, thr_std, cap.streams(mw_online, thr_u, s_u))
+    if "contract.tranche_mw" in a.values:
+        mw_online = cap.tranche_online(
+            t, p.row("contract.mw"), p.row("contract.tranche_mw"),
+            p.row("contract.tranche_months"), term,
+        )
+    else:
+        mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
+    basis = a.values["capacity.basis"]
+    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
+    model = physics.model_from(p)
+    ceil_c = physics.ceiling(model, physics.chip_from(p.get, plat))
+    ceil_g = physics.ceiling(model, physics.chip_from(p.get, gpu))
+    tier_speed = {i: p(f"tiers.{i}.tokens_per_s") for i in TIER_IDS}
+    gpu_set = p.get("capacity.gpu_cost_per_mtok_usd")
+    served = dict(tier_speed)
+    if basis == "data":
+        mult, offered = np.ones(1), np.ones(1, bool)
+    else:
+        if gpu_set is None:  # the GPU side follows the served model (0.1)
+            for i in ("standard", "fast"):
+                m, ok = fastest_feasible(tier_speed[i], ceil_g)
+                served[i] = np.where(ok, tier_speed[i] * m, CEILING_MARGIN * ceil_g)
+        mult, offered = fastest_feasible(tier_speed["ultrafast"], ceil_c, most)
+        served["ultrafast"] = np.where(offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"])
+    eta: dict[str, Array] = {}
+    thr_u = np.where(
+        offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0
+    )
+    thr_b = platform_throughput(p, plat, served["standard"], model, eta)
+    if gpu_set is not None:
+        g_cost = {"standard": gpu_set, "fast": gpu_set}
+    else:
+        per_mw = gpu_cost_per_mw_month(p, gpu) * TOKENS_PER_MILLION
+        util = p("capacity.gpu_fleet_utilization")
+        g_cost = {}
+        keep = 1.0 - p("finance.api_gross_margin")
+        for i in ("standard", "fast"):
+            thr = platform_throughput(p, gpu, served[i], model, eta)
+            with np.errstate(divide="ignore"):
+                derived = per_mw / (thr * SECONDS_PER_MONTH * util)
+            # the public gross margin bounds what a token can cost the lab: where the physics
+            # of a draw says more, the public figure wins (section 0.1)
+            g_cost[i] = np.minimum(derived, keep * p(f"tiers.{i}.price_per_mtok_usd"))
+    streams = cap.streams(mw_online, thr_u, served["ultrafast"])
+    return Capacity(
+        t, term, mw_online, served, mult, offered, thr_u, thr_b, ceil_c, ceil_g, g_cost,
+        gpu_set is not None, eta, streams,
+    )
 
 
 def rent_stage(p: Params, c: Capacity) -> Array:
@@ -213,12 +401,11 @@ def rent_stage(p: Params, c: Capacity) -> Array:
 
 @dataclass(frozen=True)
 class Demand:
-    """Per-user demand and the API's wanted tokens (5.1, 5.2, 5.4), time-major (H, N).
+    """Per-user demand and the API market (5.1, 5.2, 0.4), time-major (H, N).
 
-    efficiency e_t [-]; phi {tier: (N,)} [-]; plus_pool N_t [users]; plus_hits {tier: SF} and
-    pro_hits {tier: SF} [share] (pro_hits has the fast tier only with detail); w_plus_ultrafast,
-    w_pro_ultrafast, w_plus_standard, w_pro_standard [tokens/user-week]; api_wanted V_t
-    [tokens/month].
+    efficiency e_t [-]; phi {tier: (N,)} [-] at the served speeds; plus_pool N_t [users];
+    plus_hits / pro_hits {tier: SF} [share]; w_* [tokens/user-week]; api the logit's market
+    (choice.Choice); api_wanted V_t [tokens/month].
     """
 
     efficiency: Array
@@ -232,7 +419,19 @@ class Demand:
     w_pro_ultrafast: Array
     w_plus_standard: Array
     w_pro_standard: Array
+    api: choice.Choice
     api_wanted: Array
+
+
+def plan_usage(p: Params, plan: str) -> tuple[Array, Array]:
+    """(median weekly tokens mu, weekly quota c) of a plan at the standard tier, built from
+    queries: mu = queries a day x 7 x tokens a query x exp(-sigma^2 / 2) (the public figure is
+    a mean; the lognormal's median is below it); c = weekly quota in queries x tokens a query
+    (section 0.5). Rows (1, N)."""
+    tpq = p.row("usage.output_tokens_per_query")
+    sigma = p.row("usage.demand_sigma")
+    mean = p.row(f"plans.{plan}.queries_per_day") * 7.0 * tpq
+    return mean * np.exp(-0.5 * sigma * sigma), p.row(f"plans.{plan}.weekly_quota_queries") * tpq
 
 
 def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
@@ -242,37 +441,37 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
     s_std = p("tiers.standard.tokens_per_s")
     el = p("usage.speed_elasticity")
     tiers = p.a.tier_ids()
-    phi = {i: quota.speed_factor(p(f"tiers.{i}.tokens_per_s"), s_std, el) for i in tiers}
+    phi = {i: quota.speed_factor(c.served[i], s_std, el) for i in tiers}
     sigma = row("usage.demand_sigma")
+    usage = {plan: plan_usage(p, plan) for plan in ("plus", "pro")}
 
     def logs(plan: str, tier: str) -> Array:
+        median, quota_tokens = usage[plan]
         return quota.log_quota_over_median(
-            row(f"plans.{plan}.weekly_quota_tokens"),
-            row(f"tiers.{tier}.usage_multiplier"),
-            row(f"plans.{plan}.median_weekly_tokens"),
-            phi[tier][None, :],
-            log_e,
+            quota_tokens, row(f"tiers.{tier}.usage_multiplier"), median, phi[tier][None, :], log_e
         )
-
-    def served(plan: str, tier: str, ell: Array, hit: Array) -> Array:
-        mu = row(f"plans.{plan}.median_weekly_tokens") * phi[tier][None, :] * e
-        if in_term is None or tier != "ultrafast" or in_term >= ell.shape[0]:
-            return quota.tokens_served(mu, ell, sigma, hit)
-        out = np.zeros(np.broadcast_shapes(mu.shape, ell.shape, sigma.shape))
-        k = in_term
-        out[:k] = quota.tokens_served(mu[:k], ell[:k], sigma, hit[:k])
-        return out
 
     # The ultrafast tier exists only in the term: without detail (the Monte Carlo, goal seek)
     # its normal CDFs are evaluated for the term's months alone, zero after (where its
     # adoption is zero); reports keep every month for their tables.
     in_term = None if detail else int(np.max(c.term))
 
+    def cut(tier: str, n: int) -> bool:
+        return in_term is not None and tier == "ultrafast" and in_term < n
+
     def hit_share(ell: Array, tier: str) -> Array:
-        if in_term is None or tier != "ultrafast" or in_term >= ell.shape[0]:
+        if not cut(tier, ell.shape[0]):
             return quota.cap_hit_share(ell, sigma)
         out = np.zeros(np.broadcast_shapes(ell.shape, sigma.shape))
         out[:in_term] = quota.cap_hit_share(ell[:in_term], sigma)
+        return out
+
+    def served(plan: str, tier: str, ell: Array, hit: Array) -> Array:
+        mu = usage[plan][0] * phi[tier][None, :] * e
+        if not cut(tier, ell.shape[0]):
+            return quota.tokens_served(mu, ell, sigma, hit)
+        out = np.zeros(np.broadcast_shapes(mu.shape, ell.shape, sigma.shape))
+        out[:in_term] = quota.tokens_served(mu[:in_term], ell[:in_term], sigma, hit[:in_term])
         return out
 
     plus_l = {i: logs("plus", i) for i in tiers}
@@ -283,15 +482,12 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
     plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
         (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
     )
-    wanted = rev.api_tokens_wanted(
-        row("api.ultrafast_tokens_per_month"),
-        row("tiers.ultrafast.price_per_mtok_usd"),
-        row("api.reference_price_per_mtok_usd"),
-        row("api.price_elasticity"),
-        e,
-        t,
-        row("api.ramp_months"),
-        c.term,
+    api = api_market(p, c)
+    ramp = rev.ramp_share(t, row("api.ramp_months"))
+    wanted = np.where(
+        (t <= c.term) & c.offered[None, :],
+        (api.market * api.share_ultrafast)[None, :] * e * ramp,
+        0.0,
     )
     return Demand(
         efficiency=e,
@@ -305,60 +501,166 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         w_pro_ultrafast=served("pro", "ultrafast", pro_l["ultrafast"], pro_hits["ultrafast"]),
         w_plus_standard=served("plus", "standard", plus_l["standard"], plus_hits["standard"]),
         w_pro_standard=served("pro", "standard", pro_l["standard"], pro_hits["standard"]),
+        api=api,
         api_wanted=wanted,
+    )
+
+
+def api_market(p: Params, c: Capacity) -> choice.Choice:
+    """The API logit calibrated at the bundled prices and tier speeds, evaluated at the run's
+    prices and served speeds, with the margin per ultrafast token (section 0.4)."""
+    lg = choice.calibrate(
+        p("api.standard_tokens_per_month"),
+        p("api.fast_tokens_per_month"),
+        p("api.ultrafast_tokens_per_month"),
+        p("api.diversion_to_lab_tiers"),
+        p("tiers.standard.price_per_mtok_usd"),
+        p("tiers.fast.price_per_mtok_usd"),
+        p("api.reference_price_per_mtok_usd"),
+        p("api.price_elasticity"),
+        p("api.wtp_speed_doubling_usd_per_mtok"),
+        *(p(f"tiers.{i}.tokens_per_s") for i in TIER_IDS),
+        lam=p("api.speed_nest_lambda"),
+    )
+    prices = tuple(p(f"tiers.{i}.price_per_mtok_usd") for i in TIER_IDS)
+    speeds = tuple(c.served[i] for i in TIER_IDS)
+    return choice.choice(
+        lg, prices, speeds, (c.gpu_cost["standard"], c.gpu_cost["fast"]),
+        p("finance.variable_cost_share"),
     )
 
 
 @dataclass(frozen=True)
 class Adoption:
-    """The API served first, then ultrafast adoption and the Pro stocks (5.3-5.6), (H, N).
+    """The monthly allocation and the Pro stocks (0.2, 0.5, 5.3-5.6), (H, N).
 
-    api_streams S_api,t [peak streams]; api_served V*_t [tokens/month]; path: the Pro stocks,
-    adoption and cap-hit shares (conversion.ProPath)."""
+    path: allocation.Allocation; base_upgrade, capped_propensity: the derived no-deal rates
+    [1/month] (N,); price_factor pf [-] (N,); pro_value W_t [USD] (H, N)."""
 
-    api_streams: Array
+    path: allocation.Allocation
+    base_upgrade: Array
+    capped_propensity: Array
+    price_factor: Array
+    pro_value: Array
+    adoption_wanted: Array
     api_served: Array
-    path: conversion.ProPath
+    backfill_peak: Array
+    backfill_flexible: Array
+
+
+def subscriber_margin(p: Params, c: Capacity, dem: Demand) -> Array:
+    """m_t [USD/month]: the net margin of one incremental Pro subscriber in month t, the price
+    step net of fees less the GPU cost of the extra standard-tier usage (section 6)."""
+    keep = 1.0 - p.row("finance.variable_cost_share")
+    extra_tokens = (dem.w_pro_standard - dem.w_plus_standard) * (
+        SECONDS_PER_MONTH / SECONDS_PER_WEEK
+    )
+    step = p.row("plans.pro.price_usd_month") - p.row("plans.plus.price_usd_month")
+    return step * keep - extra_tokens * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
 
 
 def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
-    pta = p.row("usage.peak_to_average")
-    s_u = p("tiers.ultrafast.tokens_per_s")
-    s_api, v_served = rev.api_served(c.streams, dem.api_wanted, pta, s_u[None, :])
-    path = conversion.pro_paths(
+    row = p.row
+    a_f = p("tiers.fast.adoption")
+    h0_1 = (1.0 - a_f) * dem.plus_hits["standard"][0] + a_f * dem.plus_hits["fast"][0]
+    base, prop = allocation.calibrate_no_deal(
+        p("market.pro_subscribers_start"),
+        p("conversion.pro_churn_monthly"),
+        p("market.pro_growth_monthly"),
+        dem.plus_pool[0],
+        h0_1,
+        p("conversion.capped_share_of_upgrades"),
+        p("conversion.max_capped_propensity"),
+    )
+    pf = np.exp(
+        -p("conversion.pro_price_elasticity")
+        * np.log(p("plans.pro.price_usd_month") / p("plans.pro.price_ref_usd_month"))
+    )
+    burn = np.exp(
+        p("usage.adoption_burn_elasticity")
+        * np.log(p("usage.adoption_ref_multiplier") / p("tiers.ultrafast.usage_multiplier"))
+    )
+    a_want = np.minimum(p("tiers.ultrafast.adoption") * burn, 1.0 - a_f)
+    # W_t: the value of one extra Pro subscriber converted in month t (0.2)
+    churn, extra = row("conversion.pro_churn_monthly"), row("conversion.extra_churn_after_term_monthly")
+    step = 1.0 - churn - np.where(c.t > c.term, extra, 0.0)
+    d = cost.discount(c.t, row("finance.discount_rate_annual"))
+    margin = subscriber_margin(p, c, dem)
+    r_m = np.expm1(np.log1p(p("finance.discount_rate_annual")) / 12.0)
+    cc = p("conversion.pro_churn_monthly") + p("conversion.extra_churn_after_term_monthly")
+    tv_sub = p("finance.terminal_value") * margin[-1] * (1.0 - cc) / (r_m + cc)
+    W = allocation.subscriber_value_per_adopter(margin, d, step, tv_sub)
+    # caps and values of the other uses, per average MW (0.2)
+    s_u = c.served["ultrafast"]
+    thr_u, thr_b = c.throughput_ultrafast, c.throughput_standard
+    per_mw_u = thr_u * SECONDS_PER_MONTH  # tokens a month one average MW carries at s_u
+    per_mw_b = thr_b * SECONDS_PER_MONTH
+    api_cap = np.divide(dem.api_wanted, per_mw_u[None, :], out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))), where=per_mw_u[None, :] > 0)
+    g_std = c.gpu_cost["standard"]
+    volume = np.where(c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0)
+    flex = row("capacity.backfill_flexible_share")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp_cap = np.where(per_mw_b > 0, volume * (1.0 - flex) / per_mw_b, 0.0)
+        bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
+    path = allocation.pro_paths(
         plus_pool=dem.plus_pool,
         pro_start=p("market.pro_subscribers_start"),
         churn=p("conversion.pro_churn_monthly"),
         extra_churn_after_term=p("conversion.extra_churn_after_term_monthly"),
-        base_upgrade=p("conversion.plus_to_pro_base_monthly"),
-        capped_propensity=p("conversion.capped_upgrade_propensity"),
-        adoption_fast=p("tiers.fast.adoption"),
-        adoption_ultrafast=p("tiers.ultrafast.adoption"),
+        base_upgrade=base,
+        capped_propensity=prop,
+        price_factor=pf,
+        adoption_fast=a_f,
+        adoption_wanted=a_want,
+        offer=str(p.a.values["capacity.subscriber_offer"]),
         peak_to_average=p("usage.peak_to_average"),
         speed_ultrafast=s_u,
+        throughput_ultrafast=thr_u,
+        phi_ultrafast=dem.phi["ultrafast"],
+        gpu_cost_standard=g_std,
         hit_standard=dem.plus_hits["standard"],
         hit_fast=dem.plus_hits["fast"],
         hit_ultrafast=dem.plus_hits["ultrafast"],
         w_plus_ultrafast=dem.w_plus_ultrafast,
         w_pro_ultrafast=dem.w_pro_ultrafast,
-        free_streams=np.maximum(c.streams - s_api, 0.0),
+        mw_online=c.mw_online,
+        api_cap=api_cap,
+        api_value=dem.api.margin * per_mw_u / TOKENS_PER_MILLION,
+        backfill_peak_cap=bp_cap,
+        backfill_value=g_std * per_mw_b / TOKENS_PER_MILLION,
+        flexible_cap=bf_cap,
+        flexible_value=p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
+        pro_value=W,
         term_months=c.term[0],
     )
-    return Adoption(s_api, v_served, path)
+    return Adoption(
+        path=path,
+        base_upgrade=base,
+        capped_propensity=prop,
+        price_factor=pf,
+        pro_value=W,
+        adoption_wanted=a_want,
+        api_served=path.mw_api * per_mw_u[None, :],
+        backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
+        backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
+    )
 
 
 @dataclass(frozen=True)
 class Revenue:
-    """Incremental revenue, backfill and the GPU-fleet boundary (5.5, 5.7-5.9), (H, N).
+    """Incremental revenue and the GPU-fleet boundary (0.4, 5.7-5.9), (H, N).
 
-    incremental_pro dP_t [users]; subscription sub_t and api api_t [USD]; subscriber_streams
+    incremental_pro dP_t [users]; subscription sub_t and api api_t (fee-bearing) [USD];
+    api_gpu: the GPU cost the diverted API tokens no longer take [USD]; subscriber_streams
     a_u A_t peak_to_average [peak streams]; adopter_tokens a_u A_t s_u SECONDS_PER_MONTH
-    [tokens/month]; backfill Bf_t [tokens/month]; moved / added [tokens/month]; gpu gpu_t [USD].
+    [tokens/month]; backfill Bf_t (peak-shaped + flexible) [tokens/month]; moved / added
+    [tokens/month]; gpu gpu_t [USD].
     """
 
     incremental_pro: Array
     subscription: Array
     api: Array
+    api_gpu: Array
     subscriber_streams: Array
     adopter_tokens: Array
     backfill: Array
@@ -374,34 +676,22 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
     sub = rev.subscription_revenue(
         d_pro, row("plans.pro.price_usd_month"), row("plans.plus.price_usd_month")
     )
-    cannibalised = row("api.cannibalised_share")
-    api = rev.api_revenue(
-        ado.api_served,
-        row("tiers.ultrafast.price_per_mtok_usd"),
-        cannibalised,
-        row("api.standard_price_per_mtok_usd"),
-    )
+    api = ado.api_served * dem.api.revenue_per_token[None, :] / TOKENS_PER_MILLION
+    api_gpu = ado.api_served * dem.api.gpu_avoided_per_token[None, :] / TOKENS_PER_MILLION
     pta = row("usage.peak_to_average")
     subscriber = path.ultrafast_adoption * path.all_adopt_streams * pta
-    spare = rev.spare_share(c.streams, ado.api_streams + subscriber, c.mw_online)
-    backfill = rev.backfill_tokens(
-        spare,
-        c.mw_online,
-        c.throughput_standard[None, :],
-        pta,
-        row("capacity.backfill_tokens_per_month"),
-        dem.efficiency,
-        c.t,
-        c.term,
-    )
-    s_u = row("tiers.ultrafast.tokens_per_s")
+    s_u = c.served["ultrafast"][None, :]
     adopter_tokens = subscriber / pta * s_u * SECONDS_PER_MONTH
-    moved = rev.tokens_moved_off_gpus(
-        backfill, ado.api_served, cannibalised, adopter_tokens, dem.phi["ultrafast"][None, :]
-    )
+    phi_u = dem.phi["ultrafast"][None, :]
+    g_std = c.gpu_cost["standard"][None, :]
     added = rev.tokens_added_to_gpus(d_pro, dem.w_pro_standard, dem.w_plus_standard)
-    gpu = rev.gpu_savings(moved, added, row("capacity.gpu_cost_per_mtok_usd"))
-    return Revenue(d_pro, sub, api, subscriber, adopter_tokens, backfill, moved, added, gpu)
+    flex_value = row("capacity.flexible_value_share")
+    saved = ado.backfill_peak + flex_value * ado.backfill_flexible + adopter_tokens / phi_u - added
+    gpu = saved * g_std / TOKENS_PER_MILLION + api_gpu
+    diverted = ado.api_served * (dem.api.diversion_standard + dem.api.diversion_fast)[None, :]
+    moved = ado.backfill_peak + ado.backfill_flexible + adopter_tokens / phi_u + diverted
+    backfill = ado.backfill_peak + ado.backfill_flexible
+    return Revenue(d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu)
 
 
 @dataclass(frozen=True)
@@ -428,7 +718,7 @@ class Cash:
     monthly_rate: Array  # r_m [1/month]
 
 
-def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> Cash:
+def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr_on: bool = True) -> Cash:
     row = p.row
     keep = 1.0 - row("finance.variable_cost_share")
     inflow = (r.subscription + r.api) * keep + r.gpu
@@ -440,12 +730,7 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> 
     npv_h = disc.sum(axis=0)
     in_term = c.t <= c.term
     # the Pro tail after H: the net margin of one incremental subscriber at H
-    extra_tokens = (dem.w_pro_standard[-1] - dem.w_plus_standard[-1]) * (
-        SECONDS_PER_MONTH / SECONDS_PER_WEEK
-    )
-    margin = (row("plans.pro.price_usd_month") - row("plans.plus.price_usd_month"))[0] * keep[
-        0
-    ] - extra_tokens * row("capacity.gpu_cost_per_mtok_usd")[0] / TOKENS_PER_MILLION
+    margin = subscriber_margin(p, c, dem)[-1]
     tv = terminal_value(
         r.incremental_pro[-1],
         margin,
@@ -460,6 +745,7 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> 
     rent_npv = (rent * d).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = ((inflow * d).sum(axis=0) + tv_on * tv * d[-1]) / rent_npv
+    irr_val = annualise(irr(np.ascontiguousarray(flows.T))) if irr_on else np.full(npv.shape, np.nan)
     return Cash(
         net_cash_flow=cf,
         discount=d,
@@ -469,7 +755,7 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue) -> 
         npv_without_terminal_value=npv_h,
         npv_at_term=np.where(in_term, disc, 0.0).sum(axis=0),
         terminal_value=np.broadcast_to(tv, npv.shape),
-        irr_annual=annualise(irr(np.ascontiguousarray(flows.T))),
+        irr_annual=irr_val,
         payback_months=payback_month(cf.T, k.T),
         discounted_payback_months=payback_month(disc.T),
         shortfall=np.maximum(0.0, -k[-1]),
@@ -548,8 +834,36 @@ class Results:
     rent_npv: Array = _f("USD", "(N,)", "NPV of the rent")
     profitability_index: Array = _f("-", "(N,)", "PV of inflows (and TV) / NPV of rent")
     realised_cost_per_mtok: Array = _f("USD per 1M tokens", "(N,)", "1e6 sum R_t / sum U_t")
-    throughput_per_mw: Array = _f("tokens/s/MW", "(N,)", "Thr* at the ultrafast speed")
+    throughput_per_mw: Array = _f("tokens/s/MW", "(N,)", "Thr* at the served ultrafast speed")
     throughput_per_mw_standard: Array = _f("tokens/s/MW", "(N,)", "Thr* at the standard speed")
+    served_tokens_per_s_standard: Array = _f("tokens/s/user", "(N,)", "standard tier's served speed")
+    served_tokens_per_s_fast: Array = _f("tokens/s/user", "(N,)", "fast tier's served speed")
+    served_tokens_per_s_ultrafast: Array = _f(
+        "tokens/s/user", "(N,)", "ultrafast tier's served speed on the contract platform"
+    )
+    served_multiplier: Array = _f("x", "(N,)", "ultrafast served speed / tier speed (NaN: not offered)")
+    ceiling_contract: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the contract platform")
+    ceiling_gpu: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the GPU platform")
+    gpu_cost_standard: Array = _f("USD per 1M tokens", "(N,)", "g$ of a standard output token")
+    gpu_cost_fast: Array = _f("USD per 1M tokens", "(N,)", "g$ of a fast output token")
+    api_margin: Array = _f("USD per 1M tokens", "(N,)", "m_u, the margin of one ultrafast API token")
+    api_share_standard: Array = _f("share", "(N,)", "logit share of the standard tier")
+    api_share_fast: Array = _f("share", "(N,)", "logit share of the fast tier")
+    api_share_ultrafast: Array = _f("share", "(N,)", "logit share of the ultrafast tier")
+    api_share_outside: Array = _f("share", "(N,)", "logit share of the outside option")
+    api_diversion_standard: Array = _f("-", "(N,)", "D_s, standard tokens one ultrafast token replaces")
+    api_diversion_fast: Array = _f("-", "(N,)", "D_f, fast tokens one ultrafast token replaces")
+    api_market_tokens: Array = _f("tokens/month", "(N,)", "the logit's market M")
+    api_premium: Array = _f("USD per 1M tokens", "(N,)", "calibrated premium (alpha_u - alpha_s) / beta")
+    pro_base_upgrade: Array = _f("1/month", "(N,)", "derived base Plus-to-Pro upgrade rate")
+    pro_capped_propensity: Array = _f("1/month", "(N,)", "derived cap-hit upgrade propensity")
+    pro_price_factor: Array = _f("-", "(N,)", "(price / reference price)^(-elasticity)")
+    ultrafast_adoption_wanted: Array = _f("share", "(N,)", "adoption after the burn response")
+    mw_api: Array = _f("MW", "(N, H)", "average MW serving the API")
+    mw_subscriber: Array = _f("MW", "(N, H)", "average MW serving subscriber streams")
+    mw_backfill_peak: Array = _f("MW", "(N, H)", "average MW of peak-shaped backfill")
+    mw_backfill_flexible: Array = _f("MW", "(N, H)", "average MW of flexible backfill")
+    mw_idle: Array = _f("MW", "(N, H)", "average MW left idle")
     # intermediate rows the workbook shows as formulas (detail only): name -> (N, H) or (N,)
     parts: dict[str, Array] | None = None
     # sums over the horizon for the summary, each (N,) (detail only)
@@ -572,28 +886,64 @@ class Results:
 
 
 def evaluate(
-    a: Assumptions, overrides: Mapping[str, ArrayLike] | None = None, detail: bool = True
+    a: Assumptions,
+    overrides: Mapping[str, ArrayLike] | None = None,
+    detail: bool = True,
+    served: ArrayLike | None = None,
 ) -> Results:
-    """Evaluate the model for every scenario at once (docs/model.md, sections 3-6).
+    """Evaluate the model for every scenario at once (docs/model.md, sections 0 and 3-6).
 
     Parameters
     ----------
-    a : the validated assumptions (structural keys: horizon, platform, capacity basis).
+    a : the validated assumptions (structural keys: horizon, platforms, capacity basis).
     overrides : {dotted key: scalar or (N,) array} replacing numeric assumptions.
     detail : also compute what only reports show (utilisation, the Pro plan's cap hits,
         cumulative discounted cash, totals, the workbook's intermediate rows); None when False.
+    served : the largest multiplier of the ultrafast tier's speed the contract may serve it at
+        (scalar or (N,)); each scenario then serves the fastest feasible grid speed at or below
+        it. None (the default): each scenario serves the feasible grid speed that maximises its
+        NPV (section 0.1). The sensitivity analyses hold the base case's choice.
 
     Raises AssumptionError for an override outside its key's rule, and for a result that
     breaks an invariant (more Pro subscribers than users) or is not a number.
     """
     p = Params(a, overrides)
+    if served is None and a.values["capacity.basis"] != "data":
+        served = choose_served(p)
+    return _evaluate(p, 1.0 if served is None else served, detail)
+
+
+def choose_served(p: Params) -> Array:
+    """Per scenario, the multiplier of SERVED_GRID whose fastest feasible speed maximises the
+    NPV (ties: the faster), (N,) (section 0.1). Every candidate of every scenario is evaluated
+    in one vectorised call (the scenarios repeated once per candidate)."""
+    k = len(SERVED_GRID)
+    n = p.n
+    tiled = {key: np.tile(np.broadcast_to(v, (n,)), k) for key, v in p.over.items()}
+    tiled["contract.mw"] = np.tile(np.broadcast_to(p("contract.mw"), (n,)), k)
+    q = Params(p.a, tiled)
+    most = np.repeat(np.asarray(SERVED_GRID, float), n)
+    with np.errstate(all="ignore"):
+        c = capacity_stage(q, most)
+        npv = _cash(q, c, detail=False, irr_on=False)[-1].npv
+    p.read |= q.read
+    npv = np.where(np.isfinite(npv), npv, -np.inf).reshape(k, n)
+    best = np.argmax(npv, axis=0)  # the first (fastest) of equal NPVs
+    return np.asarray(SERVED_GRID, float)[best]
+
+
+def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
+    rent = rent_stage(p, c)
+    dem = demand_stage(p, c, detail)
+    ado = adoption_stage(p, c, dem)
+    r = revenue_stage(p, c, dem, ado)
+    return rent, dem, ado, r, cash_stage(p, c, rent, dem, r, irr_on)
+
+
+def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
     with np.errstate(all="ignore"):  # results that are not numbers are refused below
-        c = capacity_stage(p)
-        rent = rent_stage(p, c)
-        dem = demand_stage(p, c, detail)
-        ado = adoption_stage(p, c, dem)
-        r = revenue_stage(p, c, dem, ado)
-        cash = cash_stage(p, c, rent, dem, r)
+        c = capacity_stage(p, served)
+        rent, dem, ado, r, cash = _cash(p, c, detail)
     _check_pro_within_users(p, dem, ado)
     N, H = p.n, c.t.shape[0]
 
@@ -606,6 +956,8 @@ def evaluate(
 
     path = ado.path
     served_t = ado.api_served + r.adopter_tokens + r.backfill  # U_t
+    api = dem.api
+    used = path.mw_api + path.mw_subscriber + path.mw_backfill_peak + path.mw_backfill_flexible
     out = Results(
         months=cap.months(H),
         mw_online=nh(c.mw_online),
@@ -614,7 +966,10 @@ def evaluate(
         capacity_streams=nh(c.streams),
         api_tokens_wanted=nh(dem.api_wanted),
         api_tokens_served=nh(ado.api_served),
-        api_streams_peak=nh(ado.api_streams),
+        api_streams_peak=nh(
+            ado.api_served * p.row("usage.peak_to_average")
+            / (c.served["ultrafast"][None, :] * SECONDS_PER_MONTH)
+        ),
         subscriber_streams_peak=nh(r.subscriber_streams),
         ultrafast_adoption=nh(path.ultrafast_adoption),
         plus_pool=nh(dem.plus_pool),
@@ -631,7 +986,10 @@ def evaluate(
         api_revenue=nh(r.api),
         revenue=nh(r.subscription + r.api) if detail else None,
         backfill_tokens=nh(r.backfill),
-        backfill_usd=nh(r.backfill * p.row("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION)
+        backfill_usd=nh(
+            (ado.backfill_peak + p.row("capacity.flexible_value_share") * ado.backfill_flexible)
+            * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
+        )
         if detail
         else None,
         tokens_served=nh(served_t) if detail else None,
@@ -653,11 +1011,37 @@ def evaluate(
         profitability_index=vec(cash.profitability_index),
         throughput_per_mw=vec(c.throughput_ultrafast),
         throughput_per_mw_standard=vec(c.throughput_standard),
+        served_tokens_per_s_standard=vec(c.served["standard"]),
+        served_tokens_per_s_fast=vec(c.served["fast"]),
+        served_tokens_per_s_ultrafast=vec(c.served["ultrafast"]),
+        served_multiplier=vec(c.multiplier),
+        ceiling_contract=vec(c.ceiling_contract),
+        ceiling_gpu=vec(c.ceiling_gpu),
+        gpu_cost_standard=vec(c.gpu_cost["standard"]),
+        gpu_cost_fast=vec(c.gpu_cost["fast"]),
+        api_margin=vec(api.margin),
+        api_share_standard=vec(api.share_standard),
+        api_share_fast=vec(api.share_fast),
+        api_share_ultrafast=vec(api.share_ultrafast),
+        api_share_outside=vec(api.share_outside),
+        api_diversion_standard=vec(api.diversion_standard),
+        api_diversion_fast=vec(api.diversion_fast),
+        api_market_tokens=vec(api.market),
+        api_premium=vec(api.premium),
+        pro_base_upgrade=vec(ado.base_upgrade),
+        pro_capped_propensity=vec(ado.capped_propensity),
+        pro_price_factor=vec(ado.price_factor),
+        ultrafast_adoption_wanted=vec(ado.adoption_wanted),
+        mw_api=nh(path.mw_api),
+        mw_subscriber=nh(path.mw_subscriber),
+        mw_backfill_peak=nh(path.mw_backfill_peak),
+        mw_backfill_flexible=nh(path.mw_backfill_flexible),
+        mw_idle=nh(np.maximum(c.mw_online - used, 0.0)),
     )
-    served = served_t.sum(axis=0)
+    served_sum = served_t.sum(axis=0)
     with np.errstate(all="ignore"):
-        cost = TOKENS_PER_MILLION * rent.sum(axis=0) / served
-        out.realised_cost_per_mtok = vec(np.where(served > 0, cost, np.nan))  # none served: none
+        cost_ = TOKENS_PER_MILLION * rent.sum(axis=0) / served_sum
+        out.realised_cost_per_mtok = vec(np.where(served_sum > 0, cost_, np.nan))
         _check_finite(p, out)
         if detail:
             _add_detail(out, p, c, rent, dem, ado, r, cash, nh, vec)
@@ -677,14 +1061,10 @@ def _previous(x: Array, start: Array) -> Array:
 def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     """The fields only reports show: utilisation, the Pro plan's cap hits, totals, parts."""
     path = ado.path
-    pta = p.row("usage.peak_to_average")
+    used = path.mw_api + path.mw_subscriber + path.mw_backfill_peak + path.mw_backfill_flexible
     with np.errstate(divide="ignore", invalid="ignore"):
-        contract = np.where(
-            c.streams > 0, (ado.api_streams + r.subscriber_streams) / (pta * c.streams), 0.0
-        )
-        std_cap = c.mw_online * c.throughput_standard[None, :] * SECONDS_PER_MONTH
-        backfill = np.where(std_cap > 0, r.backfill / std_cap, 0.0)
-    out.utilization = nh(np.where(c.mw_online > 0, contract + backfill, np.nan))
+        util = np.where(c.mw_online > 0, used / c.mw_online, np.nan)
+    out.utilization = nh(util)
     a_u = path.ultrafast_adoption
     a_f = p.row("tiers.fast.adoption")
     ph = dem.pro_hits
@@ -695,36 +1075,61 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     )
     out.cumulative_discounted_cash = nh(np.cumsum(cash.discounted_cash_flow, axis=0))
     in_term = c.t <= p.row("contract.term_months")
+    g_std = c.gpu_cost["standard"]
+    api = dem.api
+    served = ado.api_served.sum(axis=0)
+    online = np.where(in_term, c.mw_online, 0.0)
     out.totals = {
         "rent_usd": vec(rent.sum(axis=0)),
         "subscription_revenue_usd": vec(r.subscription.sum(axis=0)),
         "api_revenue_usd": vec(r.api.sum(axis=0)),
+        "api_ultrafast_revenue_usd": vec(
+            served * p("tiers.ultrafast.price_per_mtok_usd") / TOKENS_PER_MILLION
+        ),
+        "api_revenue_lost_usd": vec(
+            served * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
+            / -TOKENS_PER_MILLION
+        ),
+        "api_gpu_cost_avoided_usd": vec(r.api_gpu.sum(axis=0)),
         "backfill_usd": vec(out.backfill_usd.sum(axis=1)),
         "gpu_savings_usd": vec(r.gpu.sum(axis=0)),
         "gpu_cost_of_moved_usd": vec(
-            r.moved.sum(axis=0) * p("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION
+            r.gpu.sum(axis=0) + r.added.sum(axis=0) * g_std / TOKENS_PER_MILLION
         ),
-        "gpu_cost_of_added_usd": vec(
-            r.added.sum(axis=0) * p("capacity.gpu_cost_per_mtok_usd") / TOKENS_PER_MILLION
-        ),
+        "gpu_cost_of_added_usd": vec(r.added.sum(axis=0) * g_std / TOKENS_PER_MILLION),
         "tokens_moved_off_gpus": vec(r.moved.sum(axis=0)),
         "tokens_added_to_gpus": vec(r.added.sum(axis=0)),
         "tokens_served": vec(out.tokens_served.sum(axis=1)),
         "api_tokens_wanted": vec(dem.api_wanted.sum(axis=0)),
-        "api_tokens_served": vec(ado.api_served.sum(axis=0)),
+        "api_tokens_served": vec(served),
+        "backfill_peak_tokens": vec(ado.backfill_peak.sum(axis=0)),
+        "backfill_flexible_tokens": vec(ado.backfill_flexible.sum(axis=0)),
         "peak_incremental_pro_subscribers": vec(r.incremental_pro.max(axis=0)),
         "incremental_pro_subscribers_at_horizon": vec(r.incremental_pro[-1]),
-        "peak_ultrafast_adoption": vec(a_u.max(axis=0)),
-        "peak_utilization": vec(
-            np.nanmax(np.where(c.mw_online > 0, contract + backfill, -np.inf), axis=0)
+        "pro_subscribers_no_deal_at_term": vec(
+            np.take_along_axis(
+                np.broadcast_to(path.pro_counterfactual, (c.t.shape[0], p.n)),
+                (np.broadcast_to(c.term, (1, p.n)).astype(int) - 1),
+                0,
+            )[0]
         ),
+        "peak_ultrafast_adoption": vec(a_u.max(axis=0)),
+        "peak_utilization": vec(np.nanmax(np.where(c.mw_online > 0, util, -np.inf), axis=0)),
         # the term's average, each month weighted by its MW online
         "term_average_utilization": vec(
-            np.where(in_term & (c.mw_online > 0), (contract + backfill) * c.mw_online, 0.0).sum(
-                axis=0
-            )
-            / np.where(in_term, c.mw_online, 0.0).sum(axis=0)
+            np.where(in_term & (c.mw_online > 0), used, 0.0).sum(axis=0) / online.sum(axis=0)
         ),
+        # MW-months of the term by use
+        **{
+            f"mw_months_{k}": vec(np.where(in_term, x, 0.0).sum(axis=0))
+            for k, x in (
+                ("api", path.mw_api),
+                ("subscriber", path.mw_subscriber),
+                ("backfill_peak", path.mw_backfill_peak),
+                ("backfill_flexible", path.mw_backfill_flexible),
+                ("idle", np.maximum(c.mw_online - used, 0.0)),
+            )
+        },
         "variable_costs_usd": vec(
             ((r.subscription + r.api) * p.row("finance.variable_cost_share")).sum(axis=0)
         ),
@@ -732,7 +1137,6 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     t = c.t[:, 0]
     out.parts = {
         "online_share": nh(c.mw_online / p.row("contract.mw")),
-        "free_streams": nh(np.maximum(c.streams - ado.api_streams, 0.0)),
         "irr_flows": nh(cash.irr_flows),
         "inflow": nh(cash.inflow),
         "terminal_margin": vec(cash.terminal_margin),
@@ -744,14 +1148,19 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         **{f"log_c_over_mu.plus.{i}": nh(x) for i, x in dem.plus_logs.items()},
         **{f"log_c_over_mu.pro.{i}": nh(x) for i, x in dem.pro_logs.items()},
         "all_adopt_streams": nh(path.all_adopt_streams),
-        "spare": nh(
-            rev.spare_share(c.streams, ado.api_streams + r.subscriber_streams, c.mw_online)
-        ),
+        "subscriber_value": nh(path.subscriber_value),
+        "pro_value": nh(ado.pro_value),
         "adopter_tokens": nh(r.adopter_tokens),
+        "backfill_peak": nh(ado.backfill_peak),
+        "backfill_flexible": nh(ado.backfill_flexible),
+        "api_gpu": nh(r.api_gpu),
         "w_plus_ultrafast": nh(dem.w_plus_ultrafast),
         "w_pro_ultrafast": nh(dem.w_pro_ultrafast),
         "w_plus_standard": nh(dem.w_plus_standard),
         "w_pro_standard": nh(dem.w_pro_standard),
+        "api_revenue_per_token": vec(api.revenue_per_token),
+        "api_gpu_avoided_per_token": vec(api.gpu_avoided_per_token),
+        **{f"eta.{k}": vec(v) for k, v in c.eta.items()},
         **{f"phi.{i}": vec(f) for i, f in dem.phi.items()},
         **{f"plus_hit.{i}": nh(x) for i, x in dem.plus_hits.items()},
         **{f"pro_hit.{i}": nh(x) for i, x in dem.pro_hits.items()},
@@ -790,8 +1199,11 @@ PRO_INPUTS = (
     "market.mau_growth_monthly",
     "market.plus_share_of_mau",
     "market.pro_subscribers_start",
-    "conversion.plus_to_pro_base_monthly",
-    "conversion.capped_upgrade_propensity",
+    "market.pro_growth_monthly",
+    "conversion.capped_share_of_upgrades",
+    "conversion.max_capped_propensity",
+    "conversion.pro_price_elasticity",
+    "plans.pro.price_usd_month",
     "conversion.pro_churn_monthly",
     "conversion.extra_churn_after_term_monthly",
 )
@@ -853,6 +1265,22 @@ def _check_finite(p: Params, out: Results) -> None:
             + cause
             + "; expected inputs whose results fit in a double"
         )
+
+
+SIZE_KEYS = ("contract.mw", "contract.term_months")
+
+
+def at_rate(a: Assumptions, key: str, xs: ArrayLike) -> dict[str, Array]:
+    """Overrides that set ``key`` to ``xs`` and, where it sizes the contract (contract.mw or
+    contract.term_months), move contract.value_usd with it at the contract's rate per
+    MW-month, value / (mw x T) (section 0.3: a lessee negotiates the size, not the total)."""
+    xs = np.asarray(xs, float)
+    if key not in SIZE_KEYS:
+        return {key: xs}
+    rate = a.num("contract.value_usd") / (a.num("contract.mw") * a.num("contract.term_months"))
+    mw = xs if key == "contract.mw" else a.num("contract.mw")
+    term = xs if key == "contract.term_months" else a.num("contract.term_months")
+    return {key: xs, "contract.value_usd": rate * np.asarray(mw) * np.asarray(term)}
 
 
 def simple_breakeven(a: Assumptions) -> dict[str, float]:

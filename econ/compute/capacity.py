@@ -219,3 +219,19 @@ def streams(mw_online: ArrayLike, throughput: ArrayLike, speed: ArrayLike) -> Ar
     """C_t = Thr*(s) x MW_t / s: the peak streams the online capacity serves at speed s
     [streams]. Arguments broadcast (any layout)."""
     return np.asarray(mw_online, float) * users_per_mw(throughput, speed)
+
+
+def tranche_online(
+    t: ArrayLike,
+    mw: ArrayLike,
+    tranche_mw: ArrayLike,
+    tranche_months: ArrayLike,
+    term_months: ArrayLike,
+) -> Array:
+    """MW online when capacity comes in tranches (section 0.3): a tranche of ``tranche_mw``
+    every ``tranche_months`` from month 1, up to the contract's MW, while t <= T, else 0:
+    MW_t = min(mw, tranche_mw x ceil(t / tranche_months)) [MW]. Arguments broadcast."""
+    t = np.asarray(t, float)
+    n = np.ceil(t / np.asarray(tranche_months, float) - 1e-12)
+    online = np.minimum(np.asarray(mw, float), np.asarray(tranche_mw, float) * n)
+    return np.where(t <= np.asarray(term_months, float), online, 0.0)

@@ -19,11 +19,23 @@ from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
 
-# Candidate layouts: k = ceil(m x k_min) stages for these m (more stages leave room for KV
-# cache at the price of more hops), and candidate serving speeds s' = s x m for a user who
-# wants s (a platform may serve a slower user faster).
-STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+# Candidate layouts: k_min and the fixed grid k = ceil(2^(j/4)) between k_min and a fixed
+# cap k_cap per platform (more stages leave room for KV cache at the price of more hops);
+# the grid does not move with k_min, so the candidates only grow as k_min falls (section 0.2).
+# The cap is K_CAP_FACTOR x k_min of the platform at the base data. Candidate serving speeds:
+# s' = s x m for a user who wants s (a platform may serve a slower user faster).
+K_CAP_FACTOR = 16.0
 SPEED_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+
+
+def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
+    """The grid's stage counts ceil(2^(j/4)) that can lie between the smallest k_min and the
+    largest k_cap [stages], ascending, without repeats."""
+    lo, hi = float(np.min(k_min)), float(np.max(k_cap))
+    j_lo = max(0, int(np.floor(4 * np.log2(max(lo, 1.0)))) - 1)
+    j_hi = int(np.ceil(4 * np.log2(max(hi, 1.0)))) + 1
+    ks = np.unique(np.ceil(2.0 ** (np.arange(j_lo, j_hi + 1) / 4.0) - 1e-9))
+    return ks[(ks >= lo) & (ks <= hi)]
 
 # 4e12 / 44e9 = 90.9090... must give 91, and an exact multiple must not give one more
 # because of rounding: the share of a chip below which it does not count.
@@ -164,7 +176,12 @@ ENVELOPE_BLOCK = 16_384  # scenarios per block of the envelope's passes
 
 
 def envelope(
-    speed: ArrayLike, model: ServedModel, chip: Chip, pue: ArrayLike, detail: bool = False
+    speed: ArrayLike,
+    model: ServedModel,
+    chip: Chip,
+    pue: ArrayLike,
+    detail: bool = False,
+    k_cap: ArrayLike | None = None,
 ) -> Envelope:
     """Phys_p(s): the physics envelope at per-user speed s (section 3.4).
 
@@ -210,11 +227,16 @@ def envelope(
         else [slice(None)]
     )
     cut = lambda x, b: x if np.ndim(x) == 0 or x.size == 1 else x[b]  # noqa: E731
-    for mk in STAGE_MULTIPLIERS:
+    cap_k = K_CAP_FACTOR * k_min if k_cap is None else np.maximum(_f(k_cap), k_min)
+    # k_min itself, then the grid's counts above it up to the cap (each scenario its own)
+    for kk in (None, *stage_grid(k_min, cap_k)):
+        k = k_min if kk is None else np.full(np.shape(k_min), kk)
         k, a_k, d_k, b_k = layout_terms(
-            mk, k_min, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv
+            k, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv
         )
         inv_d = 1.0 / d_k
+        if kk is not None:  # outside (k_min, k_cap]: not a candidate of this scenario
+            b_k = np.where((kk > k_min) & (kk <= cap_k), b_k, -np.inf)
         for b in blocks:
             sb, spec_b, a_b, inv_b, b_b = (cut(x, b) for x in (s, spec, a_k, inv_d, b_k))
             for ms in SPEED_MULTIPLIERS:
@@ -241,10 +263,10 @@ def envelope(
     return Envelope(throughput, s_ceil, best_k, best_s, np.where(zero, "", bound))
 
 
-def layout_terms(mk, k_min, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv):
-    """For the layout k = ceil(mk x k_min): (k, a_k, D_k, b_k) with a_k = F(k) + W_read / R [s],
+def layout_terms(k, hop_s, layers_time, w_time, kv_time, x_hop, link, g, mem, hold, kv):
+    """For the layout of k stages: (k, a_k, D_k, b_k) with a_k = F(k) + W_read / R [s],
     D_k = KV / R + h(k) x d_model x bytes / L [s per stream], b_k = B_mem [streams]."""
-    k = np.ceil(mk * k_min)
+    k = _f(k)
     h = hops(k)
     a_k = h * hop_s + layers_time + w_time
     d_k = kv_time + h * x_hop / link

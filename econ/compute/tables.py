@@ -44,8 +44,13 @@ def data_throughput(a: Assumptions, platform: str, speed: float) -> float:
 
 def envelope(a: Assumptions, platform: str, speed: float, model=None) -> physics.Envelope:
     """Phys_p(s) with what attains it, for the served model (or another)."""
+    from econ.model import stage_cap
+
     m = model if model is not None else served_model(a)
-    env = physics.envelope(speed, m, chip(a, platform), a.num("facility.pue"), detail=True)
+    k_cap = stage_cap(a, platform) if model is None else None
+    env = physics.envelope(
+        speed, m, chip(a, platform), a.num("facility.pue"), detail=True, k_cap=k_cap
+    )
     return physics.Envelope(*(np.atleast_1d(x) for x in env.__dict__.values()))
 
 
@@ -191,46 +196,44 @@ def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame
 
 
 def frontier_audit(a: Assumptions) -> pd.DataFrame:
-    """Every frontier point against its platform's envelope for the served model; a point
-    measured on another model (frontier.csv's model columns) says so."""
+    """Every frontier point against its platform's envelope: for the served model, and for the
+    model the point was measured on (models.csv) at the base hardware, whose ratio is the point's
+    realisation; the sourced ones set the transferred basis's factor (docs/model.md, 0.1)."""
+    from econ.model import measured_model, measurements
+
     m = served_model(a)
-    cols = {
-        "model_params": "params",
-        "model_active_share": "active_param_share",
-        "model_bytes_per_param": "bytes_per_param",
-    }
     rows = []
     for p in a.platforms():
+        used = dict(measurements(a, p))
         for fid in a.frontier_ids(p):
             s = a.num(f"frontier.{fid}.tokens_per_s_per_user")
-            thr = a.num(f"frontier.{fid}.tokens_per_s_per_mw") * a.num(
-                f"hardware.{p}.frontier_scale"
-            )
-            env = envelope(a, p, s, m)
-            phys = float(env.throughput[0])
+            raw = a.num(f"frontier.{fid}.tokens_per_s_per_mw")
+            thr = raw * a.num(f"hardware.{p}.frontier_scale")
+            env = envelope(a, p, s)
+            phys = float(env.ceiling[0]) and float(env.throughput[0])
             ratio = thr / phys if phys > 0 else math.inf
-            other = {
-                col: a.values[f"frontier.{fid}.{col}"]
-                for col in cols
-                if f"frontier.{fid}.{col}" in a.values
-                and a.values[f"frontier.{fid}.{col}"] != getattr(m, cols[col])
-            }
+            mid = a.values.get(f"frontier.{fid}.model")
+            measured = (
+                float(envelope(a, p, s, measured_model(a, str(mid))).throughput[0])
+                if mid is not None
+                else math.nan
+            )
             verdict = _verdict(s, float(env.ceiling[0]), ratio)
-            if other:
-                verdict = (
-                    "measured on another model ("
-                    + ", ".join(f"{k.removeprefix('model_')} {v:g}" for k, v in other.items())
-                    + ")"
-                )
+            if mid is not None and mid != "gpt56_sol":
+                verdict = f"measured on {mid}"
             rows.append(
                 {
                     "point": fid,
                     "platform": p,
+                    "model": mid or "",
                     "tokens_per_s_per_user": s,
                     "tokens_per_s_per_mw": thr,
                     "ceiling_tokens_per_s": float(env.ceiling[0]),
                     "physics_tokens_per_s_per_mw": phys,
                     "data_over_physics": ratio,
+                    "measured_model_physics_tokens_per_s_per_mw": measured,
+                    "realisation": raw / measured if measured and measured > 0 else math.nan,
+                    "sets_realisation": fid in used,
                     "verdict": verdict,
                 }
             )

@@ -5,6 +5,8 @@ that feeds the money, agent task times), then snapshot tables of every platform 
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -14,6 +16,7 @@ from econ.assumptions import Assumptions
 from econ.compute import capacity as cap
 from econ.compute import physics, tables
 from econ.model import Results
+from econ.report.inputs import STAGE_MULTIPLIERS as LEGACY_STAGE_MULTIPLIERS
 from econ.report.workbook import write_cell, write_formula
 from econ.report.xl import Book, absolute, banner, column_range, excel_name
 
@@ -464,13 +467,12 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
         ws.write_string(b.row, j, h, s("h"))
     top = b.row + 1
     terms = []
-    for j, mk in enumerate(physics.STAGE_MULTIPLIERS):
+    for j, mk in enumerate(LEGACY_STAGE_MULTIPLIERS):
         rr = top + j
         k, a_k, d_k, b_k = (
             float(x)
             for x in physics.layout_terms(
-                mk,
-                k_min,
+                math.ceil(mk * k_min),
                 hop_s,
                 layers_time,
                 read / rate,
@@ -503,7 +505,7 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
             b_k,
             s("num1"),
         )
-    b.row = top + len(physics.STAGE_MULTIPLIERS)
+    b.row = top + len(LEGACY_STAGE_MULTIPLIERS)
     spec = float(m.speculative_speedup)
     for tier in ("ultrafast", "standard"):
         s_t = a.num(f"tiers.{tier}.tokens_per_s")

@@ -33,7 +33,9 @@ PNG = "comparison.png"
 COLUMNS = {
     "scenario": ("Scenario", None),
     "platform": ("Platform", None),
-    "ultrafast_tokens_per_s": ("Ultrafast speed [tokens/s/user]", "#,##0"),
+    "ultrafast_tokens_per_s": ("Ultrafast tier speed [tokens/s/user]", "#,##0"),
+    "served_tokens_per_s": ("Ultrafast speed served [tokens/s/user]", "#,##0"),
+    "gpu_cost_per_mtok_usd": ("GPU cost of a standard token [USD per 1M]", "0.00"),
     "contract_mw": ("Contract [MW]", "#,##0.0"),
     "contract_value_usd": ("Contract value [USD]", '$#,##0.00,,,"B";-$#,##0.00,,,"B"'),
     "term_months": ("Term [months]", "0"),
@@ -271,7 +273,7 @@ def comparison_text(c: Comparison) -> str:
         {
             "scenario": r["scenario"],
             "platform": r["platform"],
-            "tok/s": r["ultrafast_tokens_per_s"].map(lambda x: _num(x, 0)),
+            "tok/s": r["served_tokens_per_s"].map(lambda x: _num(x, 0)),
             "MW": r["contract_mw"].map(lambda x: _num(x, 1)),
             "NPV": r["npv_usd"].map(_usd),
             "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),

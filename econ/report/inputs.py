@@ -9,7 +9,10 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
 from econ.compute.capacity import COVER_RTOL
-from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS, STAGE_MULTIPLIERS
+from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS
+
+# the version-2 layouts the Capacity sheet still shows (the model's grid is physics.stage_grid)
+STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 from econ.constants import (
     CHECK_RTOL,
     HOURS_PER_MONTH,

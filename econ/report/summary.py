@@ -62,19 +62,24 @@ def irr_words(irr: float | None, undefined: str) -> str:
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
-    """How much of the contract demand uses, where demand, not capacity, limits revenue."""
-    a, tot, lim = h["assumptions"], h["totals"], h["capacity_limits"]
-    n = lim["backfill_capped_months"]
-    return (
-        f"Demand, not capacity, limits revenue: the contract is {tot['term_average_utilization']:.0%} "
-        "utilised over the term (MW-weighted, backfill included; at most "
-        f"{1 / a['usage.peak_to_average']:.0%} where peaks fill it)"
-        + (
-            f"; spare capacity limits the backfill in {n} of the {a['contract.term_months']} months"
-            if n
-            else ""
+    """How the contract's MW were used over the term (section 0.2: allocated by value)."""
+    a, tot = h["assumptions"], h["totals"]
+    mwm = {k: tot[f"mw_months_{k}"] for k in ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")}
+    total = sum(mwm.values()) or 1.0
+    parts = ", ".join(
+        f"{name} {mwm[k] / total:.0%}"
+        for k, name in (
+            ("api", "API"),
+            ("subscriber", "subscriber streams"),
+            ("backfill_peak", "peak-shaped backfill"),
+            ("backfill_flexible", "flexible backfill"),
+            ("idle", "idle"),
         )
-        + "."
+    )
+    return (
+        f"The contract's MW over the term (average MW-months, allocated each month by value): "
+        f"{parts}; {tot['term_average_utilization']:.0%} utilised, MW-weighted "
+        f"({a['contract.term_months']} months)."
     )
 
 
@@ -146,14 +151,54 @@ def physics_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def _physics_basis(h: dict[str, Any]) -> str:
-    """' On the physics basis ... NPV would be X.' where the run uses the data curves."""
-    if h["assumptions"]["capacity.basis"] == "physics":
-        return ""
-    return (
-        " With capacity from the physics envelope instead of frontier.csv "
-        f"(capacity.basis=physics) the NPV would be {usd(h['npv_physics_basis_usd'])}."
+def v3_sentences(h: dict[str, Any]) -> list[str]:
+    """The served model on every platform, the API market, the no-deal world and the size at the
+    contract's rate (docs/model.md, version 3)."""
+    sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
+    sp = sm["served_tokens_per_s"]
+    eta = ", ".join(f"{k} {v:.3f}" for k, v in sm["realisation"].items())
+    g = sm["gpu_cost_per_mtok_usd"]
+    out = [
+        f"Served model on the {sm['basis']} basis: standard {sp['standard']:g} and fast "
+        f"{sp['fast']:g} tokens/s on {sm['gpu_platform']} (ceiling "
+        f"{sm['ceiling_gpu_tokens_per_s']:,.0f}), ultrafast "
+        + (
+            f"{sp['ultrafast']:g} tokens/s on {sm['contract_platform']}"
+            if sm["ultrafast_offered"]
+            else f"not offered on {sm['contract_platform']}"
+        )
+        + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). GPU cost per million output "
+        f"tokens: standard ${g['standard']:.2f}, fast ${g['fast']:.2f}"
+        + (" (set by capacity.gpu_cost_per_mtok_usd)" if sm["gpu_cost_overridden"] else " (derived)")
+        + (f"; realisation of the physics envelope: {eta}." if eta else ".")
+    ]
+    sh = api["share"]
+    out.append(
+        f"API market (logit over speed tiers): ultrafast takes {sh['ultrafast']:.1%} of "
+        f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month; each ultrafast token "
+        f"replaces {api['diversion']['standard']:.2f} standard and {api['diversion']['fast']:.2f} "
+        f"fast tokens and earns a margin of ${api['margin_per_mtok_usd']:,.2f} per million "
+        f"(implied premium over standard {_signed_usd(api['implied_premium_per_mtok_usd'])} per million)."
     )
+    out.append(
+        f"No-deal world: the Pro stock grows {nd['pro_growth_monthly']:.1%} a month at first "
+        f"(calibrated: base upgrade rate {nd['base_upgrade_monthly']:.4%} a month, cap-hit "
+        f"propensity {nd['capped_upgrade_propensity']:.2%})."
+    )
+    out.append(
+        f"At the contract's rate (${h['contract_rate_usd_per_mw_month'] / 1e3:,.0f}k per MW-month) "
+        f"the NPV is highest at {sz['best_mw']:,.0f} MW: {usd(sz['best_npv_usd'])}"
+        + (" (the top of the search)" if sz["at_upper_bound"] else "")
+        + "."
+    )
+    return out
+
+
+def _physics_basis(h: dict[str, Any]) -> str:
+    """' NPV by basis ...' : the answer on the data curves, transferred, and pure physics."""
+    nb = h.get("npv_by_basis_usd") or {}
+    parts = [f"{k} {usd(v)}" for k, v in nb.items() if v is not None]
+    return f" NPV by capacity basis: {', '.join(parts)}." if parts else ""
 
 
 def text(h: dict[str, Any]) -> str:
@@ -209,6 +254,7 @@ def text(h: dict[str, Any]) -> str:
     else:
         lines.append(utilization_sentence(h))
     lines.append(physics_sentence(h))
+    lines.extend(v3_sentences(h))
     m = h["monthly"]
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
@@ -414,3 +460,8 @@ def voi_sentence(mc: dict[str, Any]) -> str:
         + (f", then {real.iloc[1]['key']} ({usd(real.iloc[1]['evppi'])})" if len(real) > 1 else "")
         + "."
     )
+
+
+def _signed_usd(x: float) -> str:
+    """-$360 rather than $-360."""
+    return f"{'-' if x < 0 else ''}${abs(x):,.0f}"

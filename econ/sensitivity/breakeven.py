@@ -14,7 +14,7 @@ from econ.assumptions import (
     rule_for,
     unknown_key_message,
 )
-from econ.model import evaluate
+from econ.model import at_rate, evaluate
 from econ.payback import GoalSeek, goal_seek
 
 TARGETS = ("npv", "payback")
@@ -51,16 +51,19 @@ def search_range(
     return float(lo), float(hi)
 
 
-def target_function(a: Assumptions, key: str, target: str):
+def target_function(a: Assumptions, key: str, target: str, hold: str = "rate"):
     """The function of the key's values (M,) whose zero goal seek finds: NPV, or payback minus
     the term (no payback within the horizon counts as later than any month)."""
     H = float(a.values["horizon.months"])
 
+    def over(xs: np.ndarray) -> dict:
+        return at_rate(a, key, xs) if hold == "rate" else {key: xs}
+
     def npv(xs: np.ndarray) -> np.ndarray:
-        return evaluate(a, {key: xs}, detail=False).npv
+        return evaluate(a, over(xs), detail=False).npv
 
     def payback(xs: np.ndarray) -> np.ndarray:
-        r = evaluate(a, {key: xs}, detail=False)
+        r = evaluate(a, over(xs), detail=False)
         term = np.broadcast_to(
             np.asarray(
                 xs if key == "contract.term_months" else a.num("contract.term_months"), float
@@ -78,6 +81,7 @@ def goal_seek_key(
     target: str = "npv",
     low: float | None = None,
     high: float | None = None,
+    hold: str = "rate",
 ) -> GoalSeek:
     """Value of ``key`` at which NPV = 0 (target npv) or the payback month equals the term
     (target payback), by bracketing root finding (docs/model.md, section 6).
@@ -113,7 +117,7 @@ def goal_seek_key(
             f"{label} does not depend on {key}: the payback model does not read it "
             "(it moves the capacity, cost or latency tables only)",
         )
-    f = target_function(a, key, target)
+    f = target_function(a, key, target, hold)
     res = goal_seek(f, lo, hi, base=a.num(key), key=key, target=label)
     if res.value is not None and abs(float(f(np.array([res.value]))[0])) > 1e-6 * max(
         1.0, abs(float(f(np.array([lo]))[0]))

@@ -123,6 +123,15 @@ def problem_from(a: Assumptions) -> Problem:
     return Problem(tuple(variables), corr)
 
 
+def held_served(a: Assumptions) -> float:
+    """The base case's served multiplier of the ultrafast tier (1 on the data basis, and where
+    the base case cannot offer the tier)."""
+    if a.values["capacity.basis"] == "data":
+        return 1.0
+    m = float(evaluate(a, detail=False).served_multiplier[0])
+    return m if np.isfinite(m) else 1.0
+
+
 class ModelFunction:
     """The model as a vectorised function of named parameters -> the OUTPUTS (N,), and with
     ``paths`` cumulative cash by month (N, H). A class (not a closure) so that worker
@@ -131,9 +140,13 @@ class ModelFunction:
     def __init__(self, a: Assumptions, paths: bool = False):
         self.a = a
         self.paths = paths
+        # the strategic choice is made before uncertainty resolves: every draw serves the
+        # ultrafast tier at the base case's multiplier or, where a draw's physics cannot, the
+        # fastest feasible speed below it (docs/model.md, section 0.7)
+        self.served = held_served(a)
 
     def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        r = evaluate(self.a, params, detail=False)
+        r = evaluate(self.a, params, detail=False, served=self.served)
         out = {
             "npv_usd": r.npv,
             "payback_months": r.payback_months,

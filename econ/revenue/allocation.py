@@ -1,0 +1,259 @@
+"""Capacity allocated by value each month, and the Pro stocks it drives (docs/model.md,
+sections 0.2, 0.5, 5.3 and 5.6).
+
+Each month the lab splits the contract between four uses, in "average MW" y (the MW a use
+occupies on average; a peak-shaped use occupies peak_to_average x y at the peak): API tokens
+(y_a), subscriber streams (y_s), peak-shaped backfill (y_p) and flexible backfill (y_f):
+
+    maximise   rho_a y_a + rho_s y_s + rho_p y_p + rho_f y_f
+    subject to peak_to_average (y_a + y_s + y_p) <= MW      (the peak)
+               y_a + y_s + y_p + y_f <= MW                  (the average)
+               0 <= y_j <= Y_j                              (demand)
+
+with rho the value of a use per average MW-month [USD/MW-month]. ``allocate`` solves it
+exactly in closed form (a greedy fill, see its docstring). The subscriber use's value moves
+month by month with the Pro stock, so ``pro_paths`` steps the months in order.
+Every array is time-major where monthly: (H, N) or broadcastable; scenarios (N,).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
+
+Array = NDArray[np.float64]
+
+USES = ("api", "subscriber", "backfill_peak", "backfill_flexible")
+
+
+def allocate(
+    mw: ArrayLike,
+    peak_to_average: ArrayLike,
+    caps: tuple[ArrayLike, ArrayLike, ArrayLike],
+    values: tuple[ArrayLike, ArrayLike, ArrayLike],
+    flexible_cap: ArrayLike,
+    flexible_value: ArrayLike,
+) -> tuple[Array, Array, Array, Array]:
+    """The LP's optimum (y_a, y_s, y_p, y_f) [average MW] for one month, each (N,).
+
+    ``caps`` and ``values`` are (Y, rho) of the three peak-shaped uses in the order api,
+    subscriber, backfill-peak. Closed form: flexible work wants F = min(Y_f, MW) where
+    rho_f > 0. The peak-shaped uses are filled in order of rho (ties: the order above), the
+    running total S of their average MW at most MW / peak_to_average; a use whose rho beats
+    rho_f may fill up to that peak limit, one with 0 < rho <= rho_f only the average room
+    flexible work leaves, min(MW / pta, MW - F), and one with rho <= 0 nothing. Flexible work
+    takes what is left, min(Y_f, MW - S). (A unit of peak-shaped use costs the flexible value
+    of the average MW it occupies only once flexible work fills the rest: exact for this LP.)
+    """
+    mw = np.asarray(mw, float)
+    pta = np.asarray(peak_to_average, float)
+    rho_f = np.asarray(flexible_value, float)
+    f_on = rho_f > 0
+    fcap = np.asarray(flexible_cap, float)
+    flex = np.where(f_on, np.minimum(fcap, mw), 0.0)
+    peak = mw / pta
+    shared = np.minimum(peak, mw - flex)
+    Y = [np.asarray(c, float) for c in caps]
+    R = [np.asarray(v, float) for v in values]
+    lim = [np.where(r > rho_f, peak, np.where(r > 0, shared, 0.0)) for r in R]
+    # each use's place in the order of value (ties: api, subscriber, backfill-peak)
+    rank = [
+        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(3) if k != j)
+        for j in range(3)
+    ]
+    y = [0.0, 0.0, 0.0]
+    S = 0.0
+    for pos in range(3):
+        at = [rank[j] == pos for j in range(3)]
+        y_cap = np.where(at[0], Y[0], np.where(at[1], Y[1], Y[2]))
+        y_lim = np.where(at[0], lim[0], np.where(at[1], lim[1], lim[2]))
+        got = np.minimum(y_cap, np.maximum(y_lim - S, 0.0))
+        S = S + got
+        for j in range(3):
+            y[j] = y[j] + np.where(at[j], got, 0.0)
+    y_f = np.where(f_on, np.minimum(fcap, np.maximum(mw - S, 0.0)), 0.0)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (*y, y_f)))
+    return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))  # type: ignore[return-value]
+
+
+def subscriber_value_per_adopter(
+    margin: Array, discount: Array, survival_step: Array, tv_per_subscriber: ArrayLike
+) -> Array:
+    """W_t [USD at month 0]: the present value of one extra Pro subscriber converted in month t
+    (section 0.2), W_t = sum over tau >= t of m_tau d_tau S_tau / S_t + S_H / S_t x TV d_H, with
+    S_tau = prod_{k <= tau} survival_step_k. ``margin`` m_t [USD/month], ``discount`` d_t and
+    ``survival_step`` (1 - churn_t) are (H, N) or broadcastable; ``tv_per_subscriber`` is the
+    terminal value of one subscriber at H (0 when excluded), (N,) [USD]."""
+    shape = np.broadcast_shapes(np.shape(margin), np.shape(discount), np.shape(survival_step))
+    log_s = np.cumsum(np.log(np.broadcast_to(survival_step, shape)), axis=0)
+    s = np.exp(log_s)
+    flow = np.broadcast_to(margin, shape) * np.broadcast_to(discount, shape) * s
+    tail = np.cumsum(flow[::-1], axis=0)[::-1]  # sum over tau >= t
+    tail = tail + s[-1] * np.broadcast_to(discount, shape)[-1] * np.asarray(tv_per_subscriber)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, tail / s, 0.0)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Monthly paths, time-major (H, N).
+
+    pro, pro_counterfactual : P_t with the deal, P0_t without it [users].
+    ultrafast_adoption : a_t served [share of eligible users]; adoption_wanted its demand cap.
+    all_adopt_streams : A_t [average streams if every eligible user adopted].
+    plus_cap_hit, plus_cap_hit_counterfactual : h_plus,t with and without [share].
+    mw_api, mw_subscriber, mw_backfill_peak, mw_backfill_flexible : average MW by use [MW].
+    subscriber_value : rho_s [USD per average MW-month] (NaN where no subscriber demand).
+    """
+
+    pro: Array
+    pro_counterfactual: Array
+    ultrafast_adoption: Array
+    all_adopt_streams: Array
+    plus_cap_hit: Array
+    plus_cap_hit_counterfactual: Array
+    mw_api: Array
+    mw_subscriber: Array
+    mw_backfill_peak: Array
+    mw_backfill_flexible: Array
+    subscriber_value: Array
+
+
+def pro_paths(
+    *,
+    plus_pool: Array,
+    pro_start: ArrayLike,
+    churn: ArrayLike,
+    extra_churn_after_term: ArrayLike,
+    base_upgrade: ArrayLike,
+    capped_propensity: ArrayLike,
+    price_factor: ArrayLike,
+    adoption_fast: ArrayLike,
+    adoption_wanted: ArrayLike,
+    offer: str,
+    peak_to_average: ArrayLike,
+    speed_ultrafast: ArrayLike,
+    throughput_ultrafast: ArrayLike,
+    phi_ultrafast: ArrayLike,
+    gpu_cost_standard: ArrayLike,
+    hit_standard: Array,
+    hit_fast: Array,
+    hit_ultrafast: Array,
+    w_plus_ultrafast: Array,
+    w_pro_ultrafast: Array,
+    mw_online: Array,
+    api_cap: Array,
+    api_value: ArrayLike,
+    backfill_peak_cap: Array,
+    backfill_value: ArrayLike,
+    flexible_cap: Array,
+    flexible_value: ArrayLike,
+    pro_value: Array,
+    term_months: ArrayLike,
+) -> Allocation:
+    """Step the months: A_t from last month's Pro stock, the month's allocation, then the stocks.
+
+    u_t = price_factor x (base + propensity x h_plus,t) in both worlds (section 0.5);
+    P_t = P_(t-1)(1 - churn) - extra x max(0, P_(t-1) - P0_(t-1)) [after the term] + u_t N_t;
+    P0_t = P0_(t-1)(1 - churn) + u0_t N_t, the tier unavailable.
+    The value of a unit of adoption share in month t (section 0.2), per average MW:
+    rho_s = g$ SECONDS_PER_MONTH Thr_u / (phi_u 1e6) + propensity x pf x lift_t x N_t x W_t x
+    Thr_u / (A_t s_u), with lift_t = SF_plus,u,t - SF_plus,std,t and W_t = ``pro_value``.
+    ``offer``: 'auto' (that value), 'on' (first claim on the peak), 'off' (no streams).
+    """
+    monthly = (plus_pool, hit_standard, hit_fast, hit_ultrafast, w_plus_ultrafast)
+    monthly += (w_pro_ultrafast, mw_online, api_cap, backfill_peak_cap, flexible_cap, pro_value)
+    scalars = (pro_start, churn, extra_churn_after_term, base_upgrade, capped_propensity)
+    scalars += (price_factor, adoption_fast, adoption_wanted, peak_to_average, speed_ultrafast)
+    scalars += (throughput_ultrafast, phi_ultrafast, gpu_cost_standard, api_value, backfill_value)
+    scalars += (flexible_value, term_months)
+    H = max(np.shape(x)[0] for x in monthly)
+    N = max([np.shape(x)[1] for x in monthly] + [np.size(x) for x in scalars])
+    row = lambda x: np.broadcast_to(np.asarray(x, float).reshape(-1), (N,))  # noqa: E731
+    (p_start, churn_, extra_, base_, prop_, pf, af, a_want, pta, s_u, thr_u, phi_u, g_std) = (
+        row(x) for x in scalars[:13]
+    )
+    rho_a, rho_p, rho_f, term = (row(x) for x in scalars[13:])
+    full = lambda x: np.broadcast_to(np.asarray(x, float), (H, N))  # noqa: E731
+    pool, h_std, h_fast, h_u, wpu, wru, mw, y_api, y_bp, y_bf, W = (full(x) for x in monthly)
+    keep = 1.0 - churn_
+    upgrade_base = pf * base_
+    upgrade_prop = pf * prop_
+    h0 = (1.0 - af) * h_std + af * h_fast  # no-deal cap hits: no dependence on the Pro stock
+    lift = h_u - h_std
+    stream_rate = 1.0 / (SECONDS_PER_WEEK * s_u)
+    offered = thr_u > 0
+    mw_per_stream = np.divide(s_u, thr_u, out=np.zeros(N), where=offered)  # MW per avg stream
+    moved_value = g_std * SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION)
+
+    out = {k: np.empty((H, N)) for k in ("P", "P0", "a", "A", "h", "ya", "ys", "yp", "yf", "rs")}
+    p = p_start.astype(float).copy()
+    p0 = p.copy()
+    for t in range(H):
+        in_term = (t + 1) <= term
+        A = (pool[t] * wpu[t] + p * wru[t]) * stream_rate
+        need = A * mw_per_stream  # average MW if every eligible user adopted
+        want = np.where(in_term & offered & (offer != "off"), a_want, 0.0)
+        cap_s = want * need
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho_s = moved_value + upgrade_prop * lift[t] * pool[t] * W[t] * np.where(
+                need > 0, 1.0 / need, 0.0
+            )
+        if offer == "on":
+            rho_s = np.full(N, np.inf)
+        y_a, y_s, y_p, y_f = allocate(
+            mw[t], pta, (y_api[t], cap_s, y_bp[t]), (rho_a, rho_s, rho_p), y_bf[t], rho_f
+        )
+        a = np.divide(y_s, need, out=np.zeros(N), where=need > 0)
+        h = h0[t] + a * lift[t]
+        gap = np.where(in_term, 0.0, extra_ * np.maximum(p - p0, 0.0))
+        p = p * keep - gap + (upgrade_base + upgrade_prop * h) * pool[t]
+        p0 = p0 * keep + (upgrade_base + upgrade_prop * h0[t]) * pool[t]
+        for k, v in (("P", p), ("P0", p0), ("a", a), ("A", A), ("h", h), ("ya", y_a)):
+            out[k][t] = v
+        for k, v in (("ys", y_s), ("yp", y_p), ("yf", y_f), ("rs", np.where(need > 0, rho_s, np.nan))):
+            out[k][t] = v
+    return Allocation(
+        pro=out["P"],
+        pro_counterfactual=out["P0"],
+        ultrafast_adoption=out["a"],
+        all_adopt_streams=out["A"],
+        plus_cap_hit=out["h"],
+        plus_cap_hit_counterfactual=np.ascontiguousarray(h0),
+        mw_api=out["ya"],
+        mw_subscriber=out["ys"],
+        mw_backfill_peak=out["yp"],
+        mw_backfill_flexible=out["yf"],
+        subscriber_value=out["rs"],
+    )
+
+
+def calibrate_no_deal(
+    pro_start: ArrayLike,
+    churn: ArrayLike,
+    growth: ArrayLike,
+    plus_pool_1: ArrayLike,
+    hit_no_deal_1: ArrayLike,
+    capped_share: ArrayLike,
+    max_propensity: ArrayLike,
+) -> tuple[Array, Array]:
+    """(base, propensity) [1/month] of the calibrated no-deal world (section 0.5): month-1
+    upgrades u0_1 = P_0 (churn + growth) / N_1; propensity = min(share x u0_1 / h0_1, cap)
+    (0 where h0_1 = 0); base = u0_1 - propensity x h0_1. At the reference Pro price the no-deal
+    stock then grows at ``growth`` in month 1 exactly."""
+    n1 = np.asarray(plus_pool_1, float)
+    h0 = np.asarray(hit_no_deal_1, float)
+    u0 = np.divide(
+        np.asarray(pro_start, float) * (np.asarray(churn, float) + np.asarray(growth, float)),
+        n1,
+        out=np.zeros(np.broadcast_shapes(n1.shape, np.shape(pro_start), np.shape(churn))),
+        where=n1 > 0,
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prop = np.where(h0 > 0, np.asarray(capped_share, float) * u0 / h0, 0.0)
+    prop = np.minimum(prop, max_propensity)
+    return u0 - prop * h0, prop
