@@ -307,7 +307,9 @@ class PlatformRow:
                 "the MW earn by backfill alone"
             )
         elif served < s_u:
-            row["note"] = f"served at {served:,.4g} tokens/s, {served / s_u:.0%} of the tier's speed"
+            row["note"] = (
+                f"served at {served:,.4g} tokens/s, {served / s_u:.0%} of the tier's speed"
+            )
         return row
 
 

@@ -63,7 +63,9 @@ def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
     served speeds by tier, the per-user ceilings, the GPU cost per token by tier (derived or set)
     and each platform's realisation factor on the transferred basis."""
     plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
-    eta = {k.split(".", 1)[1]: float(v[0]) for k, v in (r.parts or {}).items() if k.startswith("eta.")}
+    eta = {
+        k.split(".", 1)[1]: float(v[0]) for k, v in (r.parts or {}).items() if k.startswith("eta.")
+    }
     from econ.model import measurements
 
     return {
@@ -88,7 +90,8 @@ def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
         "gpu_cost_capped_by_margin": {
             i: "capacity.gpu_cost_per_mtok_usd" not in a.values
             and float(getattr(r, f"gpu_cost_{i}")[0])
-            >= (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{i}.price_per_mtok_usd")
+            >= (1 - a.num("finance.api_gross_margin"))
+            * a.num(f"tiers.{i}.price_per_mtok_usd")
             * (1 - 1e-12)
             for i in ("standard", "fast")
         },
@@ -137,8 +140,9 @@ def size_at_rate(a: Assumptions, points: int = 41) -> dict[str, Any]:
     lo, hi = grid[max(j - 1, 0)] if j > 0 else grid[0] / 2, grid[min(j + 1, points - 1)]
     best_mw, best = float(grid[j]), float(vals[j])
     if hi > lo:
-        res = minimize_scalar(lambda x: -npv(x)[0], bounds=(lo, hi), method="bounded",
-                              options={"xatol": 1e-3 * mw0})
+        res = minimize_scalar(
+            lambda x: -npv(x)[0], bounds=(lo, hi), method="bounded", options={"xatol": 1e-3 * mw0}
+        )
         if -res.fun > best:
             best_mw, best = float(res.x), float(-res.fun)
     return {
@@ -232,7 +236,11 @@ def npv_by_basis(a: Assumptions) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for basis in ("data", "transferred", "physics"):
         try:
-            b = a if a.values["capacity.basis"] == basis else a.with_overrides([("capacity.basis", basis)])
+            b = (
+                a
+                if a.values["capacity.basis"] == basis
+                else a.with_overrides([("capacity.basis", basis)])
+            )
             out[basis] = float(evaluate(b, detail=False).npv[0])
         except AssumptionError:
             out[basis] = None

@@ -229,6 +229,7 @@ def _cached(a: Assumptions, name: str, plat: str, compute):
 def stage_cap(a: Assumptions, plat: str) -> float:
     """k_cap of a platform: K_CAP_FACTOR x k_min of the served model on it, both at the base
     data (fixed per run, so the stage candidates only grow as k_min falls; section 0.2)."""
+
     def compute() -> float:
         get = _base_get(a)
         _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
@@ -310,7 +311,9 @@ def platform_throughput(
 def fastest_feasible(speed: Array, ceiling: Array, most: ArrayLike = 1.0) -> tuple[Array, Array]:
     """(multiplier, feasible): the largest m of SERVED_GRID with m <= ``most`` and
     speed x m <= CEILING_MARGIN x ceiling, per scenario; NaN and False where none is."""
-    m_best = np.full(np.broadcast_shapes(np.shape(speed), np.shape(ceiling), np.shape(most)), np.nan)
+    m_best = np.full(
+        np.broadcast_shapes(np.shape(speed), np.shape(ceiling), np.shape(most)), np.nan
+    )
     for m in SERVED_GRID[::-1]:  # slowest first, so that faster feasible ones overwrite
         ok = (m <= np.asarray(most) + 1e-12) & (speed * m <= CEILING_MARGIN * ceiling)
         m_best = np.where(ok, m, m_best)
@@ -340,8 +343,11 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     term = p.row("contract.term_months")
     if "contract.tranche_mw" in a.values:
         mw_online = cap.tranche_online(
-            t, p.row("contract.mw"), p.row("contract.tranche_mw"),
-            p.row("contract.tranche_months"), term,
+            t,
+            p.row("contract.mw"),
+            p.row("contract.tranche_mw"),
+            p.row("contract.tranche_months"),
+            term,
         )
     else:
         mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
@@ -361,11 +367,11 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
                 m, ok = fastest_feasible(tier_speed[i], ceil_g)
                 served[i] = np.where(ok, tier_speed[i] * m, CEILING_MARGIN * ceil_g)
         mult, offered = fastest_feasible(tier_speed["ultrafast"], ceil_c, most)
-        served["ultrafast"] = np.where(offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"])
+        served["ultrafast"] = np.where(
+            offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"]
+        )
     eta: dict[str, Array] = {}
-    thr_u = np.where(
-        offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0
-    )
+    thr_u = np.where(offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0)
     thr_b = platform_throughput(p, plat, served["standard"], model, eta)
     if gpu_set is not None:
         g_cost = {"standard": gpu_set, "fast": gpu_set}
@@ -383,8 +389,20 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
             g_cost[i] = np.minimum(derived, keep * p(f"tiers.{i}.price_per_mtok_usd"))
     streams = cap.streams(mw_online, thr_u, served["ultrafast"])
     return Capacity(
-        t, term, mw_online, served, mult, offered, thr_u, thr_b, ceil_c, ceil_g, g_cost,
-        gpu_set is not None, eta, streams,
+        t,
+        term,
+        mw_online,
+        served,
+        mult,
+        offered,
+        thr_u,
+        thr_b,
+        ceil_c,
+        ceil_g,
+        g_cost,
+        gpu_set is not None,
+        eta,
+        streams,
     )
 
 
@@ -525,7 +543,10 @@ def api_market(p: Params, c: Capacity) -> choice.Choice:
     prices = tuple(p(f"tiers.{i}.price_per_mtok_usd") for i in TIER_IDS)
     speeds = tuple(c.served[i] for i in TIER_IDS)
     return choice.choice(
-        lg, prices, speeds, (c.gpu_cost["standard"], c.gpu_cost["fast"]),
+        lg,
+        prices,
+        speeds,
+        (c.gpu_cost["standard"], c.gpu_cost["fast"]),
         p("finance.variable_cost_share"),
     )
 
@@ -543,6 +564,7 @@ class Adoption:
     price_factor: Array
     pro_value: Array
     adoption_wanted: Array
+    subscriber_margin: Array
     api_served: Array
     backfill_peak: Array
     backfill_flexible: Array
@@ -582,7 +604,10 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     )
     a_want = np.minimum(p("tiers.ultrafast.adoption") * burn, 1.0 - a_f)
     # W_t: the value of one extra Pro subscriber converted in month t (0.2)
-    churn, extra = row("conversion.pro_churn_monthly"), row("conversion.extra_churn_after_term_monthly")
+    churn, extra = (
+        row("conversion.pro_churn_monthly"),
+        row("conversion.extra_churn_after_term_monthly"),
+    )
     step = 1.0 - churn - np.where(c.t > c.term, extra, 0.0)
     d = cost.discount(c.t, row("finance.discount_rate_annual"))
     margin = subscriber_margin(p, c, dem)
@@ -595,9 +620,16 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     thr_u, thr_b = c.throughput_ultrafast, c.throughput_standard
     per_mw_u = thr_u * SECONDS_PER_MONTH  # tokens a month one average MW carries at s_u
     per_mw_b = thr_b * SECONDS_PER_MONTH
-    api_cap = np.divide(dem.api_wanted, per_mw_u[None, :], out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))), where=per_mw_u[None, :] > 0)
+    api_cap = np.divide(
+        dem.api_wanted,
+        per_mw_u[None, :],
+        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
+        where=per_mw_u[None, :] > 0,
+    )
     g_std = c.gpu_cost["standard"]
-    volume = np.where(c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0)
+    volume = np.where(
+        c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
+    )
     flex = row("capacity.backfill_flexible_share")
     with np.errstate(divide="ignore", invalid="ignore"):
         bp_cap = np.where(per_mw_b > 0, volume * (1.0 - flex) / per_mw_b, 0.0)
@@ -640,6 +672,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         price_factor=pf,
         pro_value=W,
         adoption_wanted=a_want,
+        subscriber_margin=margin,
         api_served=path.mw_api * per_mw_u[None, :],
         backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
         backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
@@ -691,7 +724,9 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
     diverted = ado.api_served * (dem.api.diversion_standard + dem.api.diversion_fast)[None, :]
     moved = ado.backfill_peak + ado.backfill_flexible + adopter_tokens / phi_u + diverted
     backfill = ado.backfill_peak + ado.backfill_flexible
-    return Revenue(d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu)
+    return Revenue(
+        d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu
+    )
 
 
 @dataclass(frozen=True)
@@ -718,7 +753,9 @@ class Cash:
     monthly_rate: Array  # r_m [1/month]
 
 
-def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr_on: bool = True) -> Cash:
+def cash_stage(
+    p: Params, c: Capacity, rent: Array, ado: Adoption, r: Revenue, irr_on: bool = True
+) -> Cash:
     row = p.row
     keep = 1.0 - row("finance.variable_cost_share")
     inflow = (r.subscription + r.api) * keep + r.gpu
@@ -730,7 +767,7 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr
     npv_h = disc.sum(axis=0)
     in_term = c.t <= c.term
     # the Pro tail after H: the net margin of one incremental subscriber at H
-    margin = subscriber_margin(p, c, dem)[-1]
+    margin = ado.subscriber_margin[-1]
     tv = terminal_value(
         r.incremental_pro[-1],
         margin,
@@ -745,7 +782,9 @@ def cash_stage(p: Params, c: Capacity, rent: Array, dem: Demand, r: Revenue, irr
     rent_npv = (rent * d).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = ((inflow * d).sum(axis=0) + tv_on * tv * d[-1]) / rent_npv
-    irr_val = annualise(irr(np.ascontiguousarray(flows.T))) if irr_on else np.full(npv.shape, np.nan)
+    irr_val = (
+        annualise(irr(np.ascontiguousarray(flows.T))) if irr_on else np.full(npv.shape, np.nan)
+    )
     return Cash(
         net_cash_flow=cf,
         discount=d,
@@ -836,25 +875,37 @@ class Results:
     realised_cost_per_mtok: Array = _f("USD per 1M tokens", "(N,)", "1e6 sum R_t / sum U_t")
     throughput_per_mw: Array = _f("tokens/s/MW", "(N,)", "Thr* at the served ultrafast speed")
     throughput_per_mw_standard: Array = _f("tokens/s/MW", "(N,)", "Thr* at the standard speed")
-    served_tokens_per_s_standard: Array = _f("tokens/s/user", "(N,)", "standard tier's served speed")
+    served_tokens_per_s_standard: Array = _f(
+        "tokens/s/user", "(N,)", "standard tier's served speed"
+    )
     served_tokens_per_s_fast: Array = _f("tokens/s/user", "(N,)", "fast tier's served speed")
     served_tokens_per_s_ultrafast: Array = _f(
         "tokens/s/user", "(N,)", "ultrafast tier's served speed on the contract platform"
     )
-    served_multiplier: Array = _f("x", "(N,)", "ultrafast served speed / tier speed (NaN: not offered)")
-    ceiling_contract: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the contract platform")
+    served_multiplier: Array = _f(
+        "x", "(N,)", "ultrafast served speed / tier speed (NaN: not offered)"
+    )
+    ceiling_contract: Array = _f(
+        "tokens/s/user", "(N,)", "per-user ceiling on the contract platform"
+    )
     ceiling_gpu: Array = _f("tokens/s/user", "(N,)", "per-user ceiling on the GPU platform")
     gpu_cost_standard: Array = _f("USD per 1M tokens", "(N,)", "g$ of a standard output token")
     gpu_cost_fast: Array = _f("USD per 1M tokens", "(N,)", "g$ of a fast output token")
-    api_margin: Array = _f("USD per 1M tokens", "(N,)", "m_u, the margin of one ultrafast API token")
+    api_margin: Array = _f(
+        "USD per 1M tokens", "(N,)", "m_u, the margin of one ultrafast API token"
+    )
     api_share_standard: Array = _f("share", "(N,)", "logit share of the standard tier")
     api_share_fast: Array = _f("share", "(N,)", "logit share of the fast tier")
     api_share_ultrafast: Array = _f("share", "(N,)", "logit share of the ultrafast tier")
     api_share_outside: Array = _f("share", "(N,)", "logit share of the outside option")
-    api_diversion_standard: Array = _f("-", "(N,)", "D_s, standard tokens one ultrafast token replaces")
+    api_diversion_standard: Array = _f(
+        "-", "(N,)", "D_s, standard tokens one ultrafast token replaces"
+    )
     api_diversion_fast: Array = _f("-", "(N,)", "D_f, fast tokens one ultrafast token replaces")
     api_market_tokens: Array = _f("tokens/month", "(N,)", "the logit's market M")
-    api_premium: Array = _f("USD per 1M tokens", "(N,)", "calibrated premium (alpha_u - alpha_s) / beta")
+    api_premium: Array = _f(
+        "USD per 1M tokens", "(N,)", "calibrated premium (alpha_u - alpha_s) / beta"
+    )
     pro_base_upgrade: Array = _f("1/month", "(N,)", "derived base Plus-to-Pro upgrade rate")
     pro_capped_propensity: Array = _f("1/month", "(N,)", "derived cap-hit upgrade propensity")
     pro_price_factor: Array = _f("-", "(N,)", "(price / reference price)^(-elasticity)")
@@ -937,7 +988,7 @@ def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
     dem = demand_stage(p, c, detail)
     ado = adoption_stage(p, c, dem)
     r = revenue_stage(p, c, dem, ado)
-    return rent, dem, ado, r, cash_stage(p, c, rent, dem, r, irr_on)
+    return rent, dem, ado, r, cash_stage(p, c, rent, ado, r, irr_on)
 
 
 def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
@@ -967,7 +1018,8 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         api_tokens_wanted=nh(dem.api_wanted),
         api_tokens_served=nh(ado.api_served),
         api_streams_peak=nh(
-            ado.api_served * p.row("usage.peak_to_average")
+            ado.api_served
+            * p.row("usage.peak_to_average")
             / (c.served["ultrafast"][None, :] * SECONDS_PER_MONTH)
         ),
         subscriber_streams_peak=nh(r.subscriber_streams),
@@ -988,7 +1040,8 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         backfill_tokens=nh(r.backfill),
         backfill_usd=nh(
             (ado.backfill_peak + p.row("capacity.flexible_value_share") * ado.backfill_flexible)
-            * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
+            * c.gpu_cost["standard"][None, :]
+            / TOKENS_PER_MILLION
         )
         if detail
         else None,
@@ -1087,7 +1140,8 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
             served * p("tiers.ultrafast.price_per_mtok_usd") / TOKENS_PER_MILLION
         ),
         "api_revenue_lost_usd": vec(
-            served * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
+            served
+            * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
             / -TOKENS_PER_MILLION
         ),
         "api_gpu_cost_avoided_usd": vec(r.api_gpu.sum(axis=0)),

@@ -37,6 +37,7 @@ def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
     ks = np.unique(np.ceil(2.0 ** (np.arange(j_lo, j_hi + 1) / 4.0) - 1e-9))
     return ks[(ks >= lo) & (ks <= hi)]
 
+
 # 4e12 / 44e9 = 90.9090... must give 91, and an exact multiple must not give one more
 # because of rounding: the share of a chip below which it does not count.
 _CHIP_ROUNDING = 1e-12

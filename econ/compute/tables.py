@@ -201,7 +201,6 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
     realisation; the sourced ones set the transferred basis's factor (docs/model.md, 0.1)."""
     from econ.model import measured_model, measurements
 
-    m = served_model(a)
     rows = []
     for p in a.platforms():
         used = dict(measurements(a, p))

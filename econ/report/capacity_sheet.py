@@ -6,7 +6,6 @@ that feeds the money, agent task times), then snapshot tables of every platform 
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 import numpy as np

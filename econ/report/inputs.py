@@ -10,9 +10,6 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
 from econ.compute.capacity import COVER_RTOL
 from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS
-
-# the version-2 layouts the Capacity sheet still shows (the model's grid is physics.stage_grid)
-STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 from econ.constants import (
     CHECK_RTOL,
     HOURS_PER_MONTH,
@@ -36,6 +33,9 @@ from econ.report.xl import (
     format_for_input,
     validation_for,
 )
+
+# the version-2 layouts the Capacity sheet still shows (the model's grid is physics.stage_grid)
+STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 
 SHEET = "Assumptions"  # the scalar inputs and the conventions
 TABLES_SHEET = "Tables"  # plans, tiers, hardware, frontier
@@ -167,7 +167,7 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     first = row + 1
     for key in SCALARS:
         row += 1
-        e = a.entries[key]
+        e = a.entries[key] if key in a.entries else a.blanks[key]
         ws.write_string(row, 0, label(key), s("label"))
         ws.write_string(row, 1, key, s("key"))
         choices = "=hardware_ids" if key == "contract.platform" else None

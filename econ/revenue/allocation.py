@@ -215,7 +215,12 @@ def pro_paths(
         p0 = p0 * keep + (upgrade_base + upgrade_prop * h0[t]) * pool[t]
         for k, v in (("P", p), ("P0", p0), ("a", a), ("A", A), ("h", h), ("ya", y_a)):
             out[k][t] = v
-        for k, v in (("ys", y_s), ("yp", y_p), ("yf", y_f), ("rs", np.where(need > 0, rho_s, np.nan))):
+        for k, v in (
+            ("ys", y_s),
+            ("yp", y_p),
+            ("yf", y_f),
+            ("rs", np.where(need > 0, rho_s, np.nan)),
+        ):
             out[k][t] = v
     return Allocation(
         pro=out["P"],
@@ -247,12 +252,9 @@ def calibrate_no_deal(
     stock then grows at ``growth`` in month 1 exactly."""
     n1 = np.asarray(plus_pool_1, float)
     h0 = np.asarray(hit_no_deal_1, float)
-    u0 = np.divide(
-        np.asarray(pro_start, float) * (np.asarray(churn, float) + np.asarray(growth, float)),
-        n1,
-        out=np.zeros(np.broadcast_shapes(n1.shape, np.shape(pro_start), np.shape(churn))),
-        where=n1 > 0,
-    )
+    flow = np.asarray(pro_start, float) * (np.asarray(churn, float) + np.asarray(growth, float))
+    shape = np.broadcast_shapes(n1.shape, flow.shape)
+    u0 = np.divide(flow, n1, out=np.zeros(shape), where=np.broadcast_to(n1 > 0, shape))
     with np.errstate(divide="ignore", invalid="ignore"):
         prop = np.where(h0 > 0, np.asarray(capped_share, float) * u0 / h0, 0.0)
     prop = np.minimum(prop, max_propensity)

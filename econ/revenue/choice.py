@@ -84,7 +84,10 @@ def calibrate(
         alpha_s = np.log(q_s / q_0) + beta * _f(price_standard) - gamma * np.log(speed_standard)
         inc = np.log((q_f + q_u) / q_0)
         alpha_f = (
-            lam * np.log(q_f / (q_f + q_u)) + inc + beta * _f(price_fast) - gamma * np.log(speed_fast)
+            lam * np.log(q_f / (q_f + q_u))
+            + inc
+            + beta * _f(price_fast)
+            - gamma * np.log(speed_fast)
         )
         alpha_u = (
             lam * np.log(q_u / (q_f + q_u))
