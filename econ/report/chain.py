@@ -17,6 +17,7 @@ import numpy as np
 from econ.assumptions import Assumptions
 from econ.model import Results
 from econ.payback import BISECTION_STEPS, irr_trace
+from econ.report import revenue_rows
 from econ.report.rows import (
     Check,
     Declaration,
@@ -31,7 +32,7 @@ from econ.report.rows import (
     row0,
 )
 from econ.report.workbook import write_formula
-from econ.report.xl import MONTHS, Book, Timeline, absolute, excel_name, pad_months
+from econ.report.xl import MONTHS, Book, Timeline, excel_name, pad_months
 
 SPM = "constant_seconds_per_month"
 SPW = "constant_seconds_per_week"
@@ -58,206 +59,20 @@ def calendar(a: Assumptions) -> list[Declaration]:
 
 
 def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
-    """Revenue: capacity, demand per user, the API, adoption and the Pro stocks, revenue,
-    backfill and the GPU fleet."""
+    """Revenue: capacity online, demand per user, the API, the value of a subscriber, the MW by
+    use each month, the Pro stocks with and without the deal, revenue, backfill, the GPU fleet."""
     s = book.styles
-    title = "Revenue: capacity, quota burn, Pro conversion, the API, backfill and the GPU fleet (live formulas)"
+    title = "Revenue: capacity, quota burn, the API, MW by use, the Pro stocks, backfill and the GPU fleet (live formulas)"
     ws.write_string(0, 0, title, s("title"))
     ws.write_string(1, 0, NOTE, s("note"))
     tl = Timeline(book, ws, "Revenue", 4, "revenue")
-    _phi_factors(book, ws, a, r)
     render(tl, calendar(a))
-    for part in (capacity_rows, demand_rows, api_rows, adoption_rows, stream_rows, gpu_rows):
+    for part in revenue_rows.ROWS:
         render(tl, part(a, r))
     return tl
 
 
-NOTE = "One formula along months 1..120 on the named inputs of Assumptions; month 0 holds opening values; flows are 0 beyond the horizon."
-
-
-def _phi_factors(book: Book, ws, a: Assumptions, r: Results) -> None:
-    """The speed factors phi_i, above the timeline (named phi_standard, ...)."""
-    s = book.styles
-    text = "Usage factor of each tier's speed, phi = (speed / standard speed) ^ speed elasticity:"
-    ws.write_string(2, 0, text, s("bold"))
-    for j, tier in enumerate(a.tier_ids()):
-        ws.write_string(2, 3 + 2 * j, f"phi {tier}", s("bold", align="right"))
-        formula = f"=EXP(usage_speed_elasticity*LN(tiers_{tier}_tokens_per_s/tiers_standard_tokens_per_s))"
-        write_formula(ws, 2, 4 + 2 * j, formula, float(r.parts[f"phi.{tier}"][0]), s("num4"))
-        book.name(f"phi_{tier}", absolute("Revenue", 2, 4 + 2 * j))
-
-
-def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    P = r.parts
-    ramp = "IF(contract_ramp_months>0,MIN(1,{m}/contract_ramp_months),1)"
-    return [
-        Section("Capacity"),
-        Row("online", "Share of the contracted MW online", "share", "pct",
-            f"[in_term]*{ramp}", row0(P["online_share"]), gated=True),
-        Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
-            opening="0"),
-        Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
-            "[mw]*thr_ultrafast/tiers_ultrafast_tokens_per_s", row0(r.capacity_streams)),
-    ]
-
-
-def demand_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Demand per user: lognormal weekly demand truncated at the quota (section 5.1)."""
-    P = r.parts
-    out: list[Declaration] = [
-        Section("Demand per user: lognormal weekly demand truncated at the quota"),
-        Row("eff", "Token efficiency, e_t", "-", "num4",
-            "EXP(({m}-1)/constant_months_per_year*LN(1-usage_token_efficiency_gain_annual))",
-            row0(r.token_efficiency), gated=True),
-        Row("pool", "Plus users, N_t", "users", "num",
-            "market_mau*market_plus_share_of_mau*EXP(({m}-1)*LN(1+market_mau_growth_monthly))",
-            row0(r.plus_pool), gated=True),
-    ]
-    sigma = "usage_demand_sigma"
-    for plan in ("plus", "pro"):
-        for tier in a.tier_ids():
-            pt, Plan = f"{plan}_{tier}", plan.capitalize()
-            out += [
-                Row(f"l_{pt}", f"{Plan} on {tier}: l = ln(quota at the tier / median)", "-",
-                    "num4",
-                    f"LN(plans_{plan}_weekly_quota_tokens/tiers_{tier}_usage_multiplier)"
-                    f"-LN(plans_{plan}_median_weekly_tokens*phi_{tier})-LN([eff])",
-                    row0(P[f"log_c_over_mu.{plan}.{tier}"]), gated=True),
-                Row(f"sf_{pt}", f"{Plan} on {tier}: share who hit the cap", "share", "pct",
-                    f"NORMSDIST(-[l_{pt}]/{sigma})", row0(P[f"{plan}_hit.{tier}"]), gated=True),
-            ]
-    for plan, tier in (("plus", "ultrafast"), ("pro", "ultrafast"), ("plus", "standard"),
-                       ("pro", "standard")):
-        pt = f"{plan}_{tier}"
-        out.append(
-            Row(f"w_{pt}", f"{plan.capitalize()} on {tier}: tokens served a user-week, w",
-                "tokens/week", "num",
-                f"plans_{plan}_median_weekly_tokens*phi_{tier}*[eff]*(EXP({sigma}^2/2)"
-                f"*NORMSDIST([l_{pt}]/{sigma}-{sigma})+EXP([l_{pt}])*[sf_{pt}])",
-                row0(P[f"w_{pt}"]), gated=True))
-    return out
-
-
-def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """The API: served first, up to the capacity (section 5.4)."""
-    P = r.parts
-    s_u, pta = "tiers_ultrafast_tokens_per_s", "usage_peak_to_average"
-    return [
-        Section("The API: served first, up to the capacity", new_page=True),
-        Row("api_wanted", "API tokens wanted, V_t", "tokens/month", "tok_t",
-            "[in_term]*api_ultrafast_tokens_per_month*EXP(-api_price_elasticity"
-            "*LN(tiers_ultrafast_price_per_mtok_usd/api_reference_price_per_mtok_usd))*[eff]"
-            "*IF(api_ramp_months>0,MIN(1,{m}/api_ramp_months),1)",
-            row0(r.api_tokens_wanted), gated=True),
-        Row("api_streams", "API peak streams, S_api,t", "streams", "num",
-            f"MIN([streams],[api_wanted]/({s_u}*{SPM}/{pta}))", row0(r.api_streams_peak)),
-        Row("api_served", "API tokens served, V*_t", "tokens/month", "tok_t",
-            f"[api_streams]*{s_u}*{SPM}/{pta}", row0(r.api_tokens_served)),
-        Row("free", "Peak streams left for subscribers", "streams", "num",
-            "MAX([streams]-[api_streams],0)", row0(P["free_streams"])),
-    ]
-
-
-def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Ultrafast adoption within the capacity, and the Pro stocks with and without the tier
-    (sections 5.3, 5.5, 5.6)."""
-    P = r.parts
-    start = float(a.num("market.pro_subscribers_start"))
-    af, churn = "tiers_fast_adoption", "conversion_pro_churn_monthly"
-    conv = "(conversion_plus_to_pro_base_monthly+conversion_capped_upgrade_propensity*[{h}])*[pool]"
-    return [
-        Section("Ultrafast adoption and the Pro stocks"),
-        Row("all_adopt", "Average ultrafast streams if every eligible user adopted, A_t",
-            "streams", "num",
-            f"([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])/({SPW}*tiers_ultrafast_tokens_per_s)",
-            row0(P["all_adopt_streams"]), gated=True),
-        Row("adoption", "Ultrafast adoption, a_u,t", "share", "pct",
-            "IF([all_adopt]*usage_peak_to_average>0,MIN([in_term]*tiers_ultrafast_adoption,"
-            "[free]/([all_adopt]*usage_peak_to_average)),0)", row0(r.ultrafast_adoption)),
-        Row("h0", "Plus cap-hit share without the tier, h0_t", "share", "pct",
-            f"(1-{af})*[sf_plus_standard]+{af}*[sf_plus_fast]",
-            row0(r.plus_cap_hit_counterfactual), gated=True),
-        Row("h", "Plus cap-hit share with the tier, h_t", "share", "pct",
-            "[adoption]*([sf_plus_ultrafast]-[sf_plus_standard])+[h0]", row0(r.plus_cap_hit),
-            gated=True),
-        Row("pro", "Pro subscribers with the tier, P_t", "users", "num",
-            f"[pro-1]*(1-{churn})-(1-[in_term])*conversion_extra_churn_after_term_monthly"
-            f"*MAX([pro-1]-[pro0-1],0)+{conv.format(h='h')}",
-            pad_months(r.pro[0], start), opening="market_pro_subscribers_start", gated=True),
-        Row("pro0", "Pro subscribers without it, P0_t", "users", "num",
-            f"[pro0-1]*(1-{churn})+{conv.format(h='h0')}",
-            pad_months(r.pro_counterfactual[0], start), opening="market_pro_subscribers_start",
-            gated=True),
-        Row("dpro", "Incremental Pro subscribers, dP_t", "users", "num", "[pro]-[pro0]",
-            row0(r.incremental_pro), opening="[pro]-[pro0]"),
-        Row("eligible", "Users eligible for the faster tiers, E_t = N_t + P_(t-1)", "users",
-            "num", "[pool]+[pro-1]", row0(r.eligible), gated=True),
-        Row("pro_h", "Pro cap-hit share with the tier", "share", "pct",
-            f"(1-{af}-[adoption])*[sf_pro_standard]+{af}*[sf_pro_fast]+[adoption]*[sf_pro_ultrafast]",
-            row0(r.pro_cap_hit), gated=True),
-    ]
-
-
-def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Incremental revenue (section 6)."""
-    return [
-        Section("Incremental revenue"),
-        Row("sub", "Pro upgrades (Pro minus Plus price), sub_t", "USD", "usd_m",
-            "[dpro]*(plans_pro_price_usd_month-plans_plus_price_usd_month)",
-            row0(r.subscription_revenue),
-            check=Check("Pro upgrade revenue: its total against the incremental Pro subscribers "
-                        "times the price difference",
-                        "SUM([dpro:])*(plans_pro_price_usd_month-plans_plus_price_usd_month)")),
-        Row("api", "Ultrafast API premium, api_t", "USD", "usd_m",
-            "[api_served]*(tiers_ultrafast_price_per_mtok_usd-api_cannibalised_share"
-            "*api_standard_price_per_mtok_usd)/constant_tokens_per_million", row0(r.api_revenue),
-            check=Check("API premium: its total against the API tokens served times the premium",
-                        "SUM([api_served:])*(tiers_ultrafast_price_per_mtok_usd-api_cannibalised_share"
-                        "*api_standard_price_per_mtok_usd)/constant_tokens_per_million")),
-    ]
-
-
-def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Spare capacity, backfill and the GPU fleet (sections 5.7, 6)."""
-    P = r.parts
-    pta, g_cost, per_m = (
-        "usage_peak_to_average", "capacity_gpu_cost_per_mtok_usd", "constant_tokens_per_million")
-    util = row0(r.utilization)
-    util[r.utilization.shape[1] + 1 :] = np.nan  # no MW online beyond the horizon either
-    util[0] = np.nan
-    return [
-        Section("Spare capacity, backfill and the GPU fleet"),
-        Row("sub_streams", "Subscribers' peak ultrafast streams", "streams", "num",
-            f"[adoption]*[all_adopt]*{pta}", row0(r.subscriber_streams_peak)),
-        Row("spare", "Spare share of the contract's peak capacity", "share", "pct",
-            "IF([streams]>0,MAX(0,1-([api_streams]+[sub_streams])/[streams]),IF([mw]>0,1,0))",
-            row0(P["spare"])),
-        Row("backfill", "Standard tokens backfilled, Bf_t", "tokens/month", "tok_t",
-            f"[in_term]*MIN(capacity_backfill_tokens_per_month*[eff],[spare]*[mw]*thr_standard*{SPM}/{pta})",
-            row0(r.backfill_tokens)),
-        Row("backfill_usd", "GPU cost the backfill saves", "USD", "usd_m",
-            f"[backfill]*{g_cost}/{per_m}", row0(r.backfill_usd),
-            check=Check("GPU cost the backfill saves: its total against the tokens backfilled",
-                        f"SUM([backfill:])*{g_cost}/{per_m}")),
-        Row("adopter_tokens", "Ultrafast adopters' tokens", "tokens/month", "tok_t",
-            f"[sub_streams]/{pta}*tiers_ultrafast_tokens_per_s*{SPM}", row0(P["adopter_tokens"])),
-        Row("moved", "Tokens moved off the GPU fleet", "tokens/month", "tok_t",
-            "[backfill]+api_cannibalised_share*[api_served]+[adopter_tokens]/phi_ultrafast",
-            row0(r.tokens_moved_off_gpus)),
-        Row("added", "Tokens the incremental Pro add to the GPU fleet", "tokens/month", "tok_t",
-            f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
-            row0(r.tokens_added_to_gpus)),
-        Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m",
-            f"([moved]-[added])*{g_cost}/{per_m}", row0(r.gpu_savings),
-            check=Check("GPU cost avoided: its total against the tokens moved and added",
-                        f"(SUM([moved:])-SUM([added:]))*{g_cost}/{per_m}")),
-        Row("tokens_served", "Tokens served on the contract, U_t", "tokens/month", "tok_t",
-            "[api_served]+[adopter_tokens]+[backfill]", row0(r.tokens_served)),
-        Row("util", "Average utilisation of the contract (blank with no MW online)", "share",
-            "pct",
-            f"IF([mw]>0,IF([streams]>0,([api_streams]+[sub_streams])/({pta}*[streams]),0)"
-            f'+IF([mw]*thr_standard>0,[backfill]/([mw]*thr_standard*{SPM}),0),"")', util),
-    ]
+NOTE = "One formula along months 1..120 on the named inputs of Assumptions and the scalars of Capacity and Market; month 0 holds opening values; flows are 0 beyond the horizon."
 
 
 def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> Timeline:
@@ -406,6 +221,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
 
 PAYBACK_NOTE = "Payback is the lasting recovery: the month after the last month with cumulative cash below zero, interpolated; blank where cash ends short."
 KEEP = "(1-finance_variable_cost_share)"
+USES = ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")
 H = "horizon_months"
 
 
@@ -491,11 +307,7 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
                "EXP(LN(1+finance_discount_rate_annual)/constant_months_per_year)-1",
                float(P["monthly_rate"][0])),
         Result("terminal_margin_usd", "Monthly margin of a Pro upgrade at the horizon, m_H",
-               "USD/month", "usd2",
-               f"(plans_pro_price_usd_month-plans_plus_price_usd_month)*{KEEP}"
-               f"-([revenue.w_pro_standard@{H}]-[revenue.w_plus_standard@{H}])"
-               f"*{SPM}/{SPW}*capacity_gpu_cost_per_mtok_usd/constant_tokens_per_million",
-               float(P["terminal_margin"][0])),
+               "USD/month", "usd2", f"[revenue.margin@{H}]", float(P["terminal_margin"][0])),
         Result("terminal_value_usd", "Terminal value of the Pro tail at the horizon, TV", "USD",
                "usd_b", f"[revenue.dpro@{H}]*terminal_margin_usd*(1-{c})/(monthly_rate+{c})",
                head["terminal_value_usd"], match="Terminal value [USD]"),
@@ -549,6 +361,20 @@ def capacity_results(a: Assumptions, r: Results, head: dict) -> list[Declaration
                "share", "pct",
                "SUMPRODUCT([revenue.util:],[revenue.mw:],[in_term:])/SUMPRODUCT([revenue.mw:],[in_term:])",
                tot["term_average_utilization"]),
+        Result("cap_mw_months_api", "MW-months of the term: api", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_api:],[in_term:])", float(tot["mw_months_api"])),
+        Result("cap_mw_months_subscriber", "MW-months of the term: subscriber", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_subscriber:],[in_term:])", float(tot["mw_months_subscriber"])),
+        Result("cap_mw_months_backfill_peak", "MW-months of the term: backfill peak", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_backfill_peak:],[in_term:])", float(tot["mw_months_backfill_peak"])),
+        Result("cap_mw_months_backfill_flexible", "MW-months of the term: backfill flexible", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_backfill_flexible:],[in_term:])", float(tot["mw_months_backfill_flexible"])),
+        Result("cap_mw_months_idle", "MW-months of the term: idle", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_idle:],[in_term:])", float(tot["mw_months_idle"])),
+        Result("cap_mw_months_total", "MW-months of the term by use, in all (1 if none)", "MW-months",
+               "num", "MAX(1,cap_mw_months_api+cap_mw_months_subscriber+cap_mw_months_backfill_peak"
+               "+cap_mw_months_backfill_flexible+cap_mw_months_idle)",
+               max(1.0, sum(float(tot[f"mw_months_{u}"]) for u in USES))),
         Result("cap_backfill_capped_months", "Months spare capacity limits the backfill",
                "months", "num",
                "SUMPRODUCT([in_term:]*([revenue.backfill:]<capacity_backfill_tokens_per_month"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import Assumptions
@@ -53,6 +54,14 @@ def computability(a: Assumptions, head: dict) -> list[Check]:
             True,
             "The data basis needs both tier speeds on the contract platform's frontier curve "
             "(Tables, frontier): pick another platform, change the speed, or the physics basis.",
+        ),
+        Check(
+            "The GPU platform's curve covers the standard and fast speeds (data basis)",
+            'OR(capacity_basis<>"data",ISNUMBER(capacity_gpu_cost_per_mtok_usd),gpu_covers)',
+            True,
+            "The data basis prices a GPU token from the GPU platform's frontier curve (Tables, "
+            "frontier), which must cover the standard and fast speeds: pick another GPU platform, "
+            "set capacity.gpu_cost_per_mtok_usd, or another basis.",
         ),
     ]
 
@@ -114,82 +123,50 @@ def conventions() -> Check:
 
 def bounds(book: Book) -> list[Check]:
     span = lambda name: book.rows[name].span()  # noqa: E731
-    n = lambda key: key.replace(".", "_")  # noqa: E731
     shares = ",".join(
-        f"MIN({span(f'revenue.{x}')})>=0,MAX({span(f'revenue.{x}')})<=1"
-        for x in ("adoption", "h", "spare")
+        f"MIN({span(f'revenue.{x}')})>=0,MAX({span(f'revenue.{x}')})<=1" for x in ("adoption", "h")
     )
     months = _months_span(book)
+    peak = "+".join(span(f"revenue.mw_{u}") for u in ("api", "subscriber", "backfill_peak"))
     return [
-        Check(
-            "Utilisation never above 1 / peak-to-average (the capacity is sized for the peaks)",
-            f"MAX({span('revenue.util')})<=(1+{TOL})/usage_peak_to_average",
-        ),
-        Check(
-            "MW online never above the contracted MW",
-            f"MAX({span('revenue.mw')})<=contract_mw*(1+{TOL})",
-        ),
-        Check("Adoption, cap-hit and spare shares within [0, 1]", f"AND({shares})"),
-        Check(
-            "Never more Pro subscribers than monthly active users",
-            f"SUMPRODUCT(--({span('revenue.pro')}>market_mau*EXP(({months}-1)*LN(1+market_mau_growth_monthly))))=0",
-        ),
-        Check(
-            "API tokens served never above the tokens wanted",
-            f"SUMPRODUCT(--({span('revenue.api_served')}>{span('revenue.api_wanted')}*(1+{TOL})))=0",
-        ),
-        Check(
-            "Horizon a whole number of months from the term to the timeline's end",
-            f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)",
-        ),
-        Check(
-            "Fast plus ultrafast adoption at most 1",
-            "tiers_fast_adoption+tiers_ultrafast_adoption<=1",
-        ),
-        Check(
-            "Tier speeds rise standard <= fast <= ultrafast",
-            "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
-            "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)",
-        ),
+        Check("Utilisation never above 1 (the uses' average MW within the MW online)",
+              f"MAX({span('revenue.util')})<=1+{TOL}"),
+        Check("Peak-shaped uses within the peak: peak-to-average x (API + subscribers + peak backfill) <= MW",
+              f"SUMPRODUCT(--(usage_peak_to_average*({peak})>{span('revenue.mw')}*(1+{TOL})+{TOL}))=0"),
+        Check("MW online never above the contracted MW",
+              f"MAX({span('revenue.mw')})<=contract_mw*(1+{TOL})"),
+        Check("Adoption and cap-hit shares within [0, 1]", f"AND({shares})"),
+        Check("Never more Pro subscribers than monthly active users",
+              f"SUMPRODUCT(--({span('revenue.pro')}>market_mau*EXP(({months}-1)*LN(1+market_mau_growth_monthly))))=0"),
+        Check("API tokens served never above the tokens wanted",
+              f"SUMPRODUCT(--({span('revenue.api_served')}>{span('revenue.api_wanted')}*(1+{TOL})))=0"),
+        Check("Horizon a whole number of months from the term to the timeline's end",
+              f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)"),
+        Check("Fast plus ultrafast adoption at most 1",
+              "tiers_fast_adoption+tiers_ultrafast_adoption<=1"),
+        Check("Tier speeds rise standard <= fast <= ultrafast",
+              "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
+              "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)"),
         Check("Frontier speeds rise within each platform", _frontier_check(book, "speed")),
         Check("Frontier throughput does not rise with speed", _frontier_check(book, "throughput")),
-        Check(
-            "Monthly probabilities at most 1 (base + propensity, churn + extra churn)",
-            f"AND({n('conversion.plus_to_pro_base_monthly')}+{n('conversion.capped_upgrade_propensity')}<=1,"
-            f"{n('conversion.pro_churn_monthly')}+{n('conversion.extra_churn_after_term_monthly')}<=1)",
-        ),
+        Check("Monthly probabilities at most 1 (price factor x (base + propensity), churn + extra churn)",
+              "AND(pro_price_factor*(pro_base_upgrade+pro_capped_propensity)<=1,"
+              "conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly<=1)"),
     ]
 
 
-def plausibility(a: Assumptions, head: dict) -> list[Check]:
-    """Findings of the live model on the contract platform: FALSE says the answer rests on
-    figures the physics does not support (not an error of the workbook)."""
-    from econ.compute import tables
-
-    ph = head["physics"]
-    plat = str(a.values["contract.platform"])
-    s_std = a.num("tiers.standard.tokens_per_s")
-    env_std = float(tables.envelope(a, plat, s_std).throughput[0])
-    if a.values["capacity.basis"] == "physics":
-        thr_std = env_std
-    else:
-        thr_std = tables.data_throughput(a, plat, s_std)
+def plausibility(a: Assumptions, r) -> list[Check]:
+    """Findings of the live model: the answer rests on figures the physics does not support, or
+    the contract serves the ultrafast tier below its promised speed (not errors of the workbook)."""
+    s_u = a.num("tiers.ultrafast.tokens_per_s")
+    ceiling = float(np.asarray(r.ceiling_contract).reshape(-1)[0])
+    served = float(np.asarray(r.served_tokens_per_s_ultrafast).reshape(-1)[0])
     return [
-        Check(
-            "The ultrafast speed is within the per-user ceiling for the served model",
-            "tiers_ultrafast_tokens_per_s<=phys_ceiling",
-            bool(ph["within_ceiling"]),
-        ),
-        Check(
-            "The throughput that feeds the money at the ultrafast speed is within the physics envelope",
-            f"thr_ultrafast<=phys_envelope_ultrafast*(1+{TOL})",
-            ph["claimed_tokens_per_s_per_mw"] <= ph["physics_tokens_per_s_per_mw"] * (1 + 1e-9),
-        ),
-        Check(
-            "... and at the standard speed (the backfill)",
-            f"thr_standard<=phys_envelope_standard*(1+{TOL})",
-            bool(thr_std <= env_std * (1 + 1e-9)),
-        ),
+        Check("The ultrafast tier's speed is within the per-user ceiling for the served model",
+              "tiers_ultrafast_tokens_per_s<=phys_ceiling", bool(s_u <= ceiling)),
+        Check("The contract serves the ultrafast tier at its promised speed (served = tier speed)",
+              f"served_ultrafast>=tiers_ultrafast_tokens_per_s*(1-{TOL})",
+              bool(served >= s_u * (1 - 1e-9))),
     ]
 
 
@@ -241,9 +218,10 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
         "Physical plausibility of the contract platform: findings, not integrity (a finding says "
         "the answer rests on figures the physics does not support)"
     )
-    f_first, f_last, row = _block(book, ws, row + 2, title, plausibility(a, head), finding=True)
+    f_first, f_last, row = _block(book, ws, row + 2, title, plausibility(a, book.results), finding=True)
     _amber(book, ws, f_first, f_last, 2)
-    _matches(book, ws, row + 2)
+    row = _matches(book, ws, row + 2)
+    _inventory(book, ws, row + 2)
     _true_false_colours(book, ws, 2, 2, 2, invert=True)
     ws.freeze_panes(3, 1)
 
@@ -280,7 +258,7 @@ def _block(book: Book, ws, row: int, title: str, checks: list[Check], finding: b
     return first, row, row + 1
 
 
-def _matches(book: Book, ws, row: int) -> None:
+def _matches(book: Book, ws, row: int) -> int:
     """The figures econ also computed, against the workbook's (valid until an input changes)."""
     s = book.styles
     ws.write_string(
@@ -311,6 +289,7 @@ def _matches(book: Book, ws, row: int) -> None:
     write_formula(ws, row, 4, formula, True, s("bold"))
     book.name("matches_run", f"'Checks'!$E${row + 1}")
     _true_false_colours(book, ws, first, row, 4)
+    return row + 1
 
 
 def _amber(book: Book, ws, first: int, last: int, col: int) -> None:
@@ -352,3 +331,25 @@ def _frontier_check(book: Book, what: str) -> str:
     op = "<=" if what == "speed" else ">"
     bad = f"({sheet}!{col}{r1 + 1}:{col}{r2}{op}{sheet}!{col}{r1}:{col}{r2 - 1})"
     return f"SUMPRODUCT({same}*{bad})=0"
+
+
+def _inventory(book: Book, ws, row: int) -> None:
+    """What is live and what needs a rerun of econ (derived from the formulas written)."""
+    s = book.styles
+    title = f"Inputs no live formula reads: rerun econ after changing them ({len(book.rerun_inputs)})"
+    ws.write_string(row, 0, title, s("section"))
+    for key in book.rerun_inputs:
+        row += 1
+        ws.write_string(row, 0, key, s("g", "rerun"))
+    row += 2
+    title = f"Values of the econ run the live sheets take as given (Capacity, purple; {len(book.marked)})"
+    ws.write_string(row, 0, title, s("section"))
+    for name, label, unit in book.marked:
+        row += 1
+        ws.write_string(row, 0, f"{label} [{unit}]", s("label"))
+        write_formula(ws, row, 2, f"={name}", _marked_value(book, name), s("g", "rerun"))
+    book.cells["checks_rerun_count"] = len(book.rerun_inputs)
+
+
+def _marked_value(book: Book, name: str) -> float:
+    return book.marked_values.get(name, 0.0)

@@ -16,6 +16,8 @@ from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
 from econ.report.checks import CHANGED_FLAG, checks_sheet
+from econ.report.inventory import mark_inputs
+from econ.report.market_sheet import market_sheet
 from econ.report.summary import cover_sentences
 from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
 from econ.report.xl import FIRST_COL, Book, Styles, banner, print_setup
@@ -24,7 +26,7 @@ ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Bre
 
 
 def sheet_order(analysis: dict) -> list[str]:
-    names = ["Cover", "Assumptions", "Tables", "Capacity", "Costs", "Revenue", "Payback"]
+    names = ["Cover", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue", "Payback"]
     if "tornado" in analysis:
         names.append("Tornado")
     if "grids" in analysis and len(analysis["grids"]):
@@ -48,6 +50,7 @@ def build(
     wb = new_workbook(path)
     run_time = run_info.get("time", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     book = Book(wb, Styles(wb), run_time, a.scenario)
+    book.results = r
     ws = {name: wb.add_worksheet(name) for name in sheet_order(analysis)}
     book.name("inputs_changed_since_run", CHANGED_FLAG)
 
@@ -59,6 +62,7 @@ def build(
         chain.costs_sheet(book, ws["Costs"], a, r, analysis),
         chain.payback_sheet(book, ws["Payback"], a, r, head),
     ]
+    market_sheet(book, ws["Market"], a, r)
     for tl in timelines:
         tl.flush()
     H = int(a.values["horizon.months"])
@@ -82,8 +86,12 @@ def build(
     from econ.report import analysis_sheets
 
     analysis_sheets.write_all(book, ws, a, analysis)
+    mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
+    for name in ("Cover", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue",
+                 "Payback", "Checks"):  # no password: Review > Unprotect sheet
+        ws[name].protect("", {"autofilter": False, "sort": False})
     ws["Run"].hide()
     ws["Run tables"].hide()
     for name, sheet in ws.items():

@@ -374,10 +374,13 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
             "IF(OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,cap_adoption_capped_months>0),"
             '"Capacity, not demand, limits revenue: "&TEXT(cap_api_tokens_lost/constant_tokens_per_trillion,"0.0")'
             '&"T API tokens turned away; ultrafast adoption held below its share in "&cap_adoption_capped_months&" months.",'
-            '"Demand, not capacity, limits revenue: the contract is "&TEXT(cap_term_average_utilization,"0%")'
-            '&" utilised over the term (MW-weighted, backfill included; at most "&TEXT(1/usage_peak_to_average,"0%")'
-            '&" where peaks fill it)"&IF(cap_backfill_capped_months>0,"; spare capacity limits the backfill in "'
-            '&cap_backfill_capped_months&" of the "&contract_term_months&" months","")&".")',
+            '"The contract\'s MW over the term (average MW-months, allocated each month by value): API "'
+            '&TEXT(cap_mw_months_api/cap_mw_months_total,"0%")&", subscriber streams "'
+            '&TEXT(cap_mw_months_subscriber/cap_mw_months_total,"0%")&", peak-shaped backfill "'
+            '&TEXT(cap_mw_months_backfill_peak/cap_mw_months_total,"0%")&", flexible backfill "'
+            '&TEXT(cap_mw_months_backfill_flexible/cap_mw_months_total,"0%")&", idle "'
+            '&TEXT(cap_mw_months_idle/cap_mw_months_total,"0%")&"; "&TEXT(cap_term_average_utilization,"0%")'
+            '&" utilised, MW-weighted ("&contract_term_months&" months).")',
             f"Capacity, not demand, limits revenue: {lost / 1e12:.1f}T API tokens turned away; ultrafast adoption "
             f"held below its share in {lim['adoption_capped_months']} months."
             if capped

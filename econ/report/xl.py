@@ -117,9 +117,9 @@ class Styles:
                     }.get(name, {})
                 )
             if role == "input":
-                spec.update(INPUT)
+                spec.update(INPUT, locked=False)
             elif role == "rerun":
-                spec.update(RERUN)
+                spec.update(RERUN, locked=False)
             elif role == "const":
                 spec.update({"font_color": "#595959", "bg_color": "#F2F2F2"})
             spec.update(extra)
@@ -219,6 +219,11 @@ class Book:
     inputs: list[tuple[str, str]] = field(default_factory=list)  # input cell, run copy cell
     declared: list[tuple[str, Any]] = field(default_factory=list)  # sheet, rows.Row / Result
     second_routes: list[tuple[str, str, str]] = field(default_factory=list)  # label, total, other
+    marked: list[tuple[str, str, str]] = field(default_factory=list)  # run values: name, label, unit
+    results: Any = None  # the econ run's Results (scenario 0)
+    input_cells: list[tuple] = field(default_factory=list)  # ws, row, col, key, value, format
+    rerun_inputs: list[str] = field(default_factory=list)  # keys no live formula reads
+    marked_values: dict[str, float] = field(default_factory=dict)  # name -> the run's value
 
     def name(self, name: str, ref: str) -> None:
         """A workbook-level defined name."""
