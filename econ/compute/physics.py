@@ -26,6 +26,8 @@ Array = NDArray[np.float64]
 # s' = s x m for a user who wants s (a platform may serve a slower user faster).
 K_CAP_FACTOR = 16.0
 SPEED_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+_SPEEDS = np.asarray(SPEED_MULTIPLIERS)
+_LAST = len(SPEED_MULTIPLIERS) - 1
 
 
 def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
@@ -240,6 +242,20 @@ def envelope(
             b_k = np.where((kk > k_min) & (kk <= cap_k), b_k, -np.inf)
         for b in blocks:
             sb, spec_b, a_b, inv_b, b_b = (cut(x, b) for x in (s, spec, a_k, inv_d, b_k))
+            if not detail:
+                # min((spec - c a_k) / D_k, c b_k) is concave in c: its largest value on the
+                # grid of serving speeds lies at one of the two grid speeds around its peak
+                # c* = spec / (a_k + b_k D_k), so only those two are evaluated
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    m_star = spec_b / ((a_b + b_b / inv_b) * sb)
+                j = np.searchsorted(_SPEEDS, np.nan_to_num(m_star, nan=0.0))
+                for jj in (np.clip(j - 1, 0, _LAST), np.clip(j, 0, _LAST)):
+                    val = group_output(sb * _SPEEDS[jj], spec_b, a_b, inv_b, b_b)
+                    if len(blocks) == 1:
+                        best = np.maximum(best, val)
+                    else:
+                        np.maximum(best[b], val, out=best[b])
+                continue
             for ms in SPEED_MULTIPLIERS:
                 c = sb * ms
                 val = group_output(c, spec_b, a_b, inv_b, b_b)

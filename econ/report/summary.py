@@ -64,7 +64,10 @@ def irr_words(irr: float | None, undefined: str) -> str:
 def utilization_sentence(h: dict[str, Any]) -> str:
     """How the contract's MW were used over the term (section 0.2: allocated by value)."""
     a, tot = h["assumptions"], h["totals"]
-    mwm = {k: tot[f"mw_months_{k}"] for k in ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")}
+    mwm = {
+        k: tot[f"mw_months_{k}"]
+        for k in ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")
+    }
     total = sum(mwm.values()) or 1.0
     parts = ", ".join(
         f"{name} {mwm[k] / total:.0%}"
@@ -169,17 +172,34 @@ def v3_sentences(h: dict[str, Any]) -> list[str]:
         )
         + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). GPU cost per million output "
         f"tokens: standard ${g['standard']:.2f}, fast ${g['fast']:.2f}"
-        + (" (set by capacity.gpu_cost_per_mtok_usd)" if sm["gpu_cost_overridden"] else " (derived)")
+        + (
+            " (set by capacity.gpu_cost_per_mtok_usd)"
+            if sm["gpu_cost_overridden"]
+            else " (derived)"
+        )
         + (f"; realisation of the physics envelope: {eta}." if eta else ".")
     ]
     sh = api["share"]
-    out.append(
-        f"API market (logit over speed tiers): ultrafast takes {sh['ultrafast']:.1%} of "
-        f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month; each ultrafast token "
-        f"replaces {api['diversion']['standard']:.2f} standard and {api['diversion']['fast']:.2f} "
-        f"fast tokens and earns a margin of ${api['margin_per_mtok_usd']:,.2f} per million "
-        f"(implied premium over standard {_signed_usd(api['implied_premium_per_mtok_usd'])} per million)."
-    )
+    if sm["ultrafast_offered"] and api["margin_per_mtok_usd"] is not None:
+        prem = api["implied_premium_per_mtok_usd"]
+        out.append(
+            f"API market (logit over speed tiers): ultrafast takes {sh['ultrafast']:.1%} of "
+            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month; each ultrafast token "
+            f"replaces {api['diversion']['standard']:.2f} standard and "
+            f"{api['diversion']['fast']:.2f} fast tokens and earns a margin of "
+            f"${api['margin_per_mtok_usd']:,.2f} per million"
+            + (
+                f" (implied premium over standard {_signed_usd(prem)} per million)."
+                if prem is not None
+                else "."
+            )
+        )
+    else:
+        out.append(
+            "API market: the ultrafast tier is not offered, so no API token earns a margin on "
+            f"the contract; standard and fast keep {sh['standard']:.1%} and {sh['fast']:.1%} of "
+            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month."
+        )
     out.append(
         f"No-deal world: the Pro stock grows {nd['pro_growth_monthly']:.1%} a month at first "
         f"(calibrated: base upgrade rate {nd['base_upgrade_monthly']:.4%} a month, cap-hit "
