@@ -336,7 +336,10 @@ def _frontier_check(book: Book, what: str) -> str:
 def _inventory(book: Book, ws, row: int) -> None:
     """What is live and what needs a rerun of econ (derived from the formulas written)."""
     s = book.styles
-    title = f"Inputs no live formula reads: rerun econ after changing them ({len(book.rerun_inputs)})"
+    title = (
+        "Inputs the money follows only after a rerun of econ: read by no live formula, or moving "
+        f"the served model of the run (Capacity) ({len(book.rerun_inputs)})"
+    )
     ws.write_string(row, 0, title, s("section"))
     for key in book.rerun_inputs:
         row += 1

@@ -11,6 +11,19 @@ from xlsxwriter.worksheet import CellFormulaTuple
 from econ.report.xl import Book, excel_name
 
 LIVE_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback")
+# Inputs that move econ's served model (section 0.1: the served speeds, the throughputs that feed
+# the money, the GPU cost per token), which the workbook holds as values of the run (Capacity):
+# whatever live rows they also feed, the money follows them only after a rerun of econ.
+SERVED_MODEL = re.compile(
+    r"^(contract\.platform|capacity\.gpu_platform|capacity\.basis|capacity\.gpu_fleet_utilization"
+    r"|finance\.api_gross_margin|facility\.pue|hardware\..*|model\..*|frontier\..*"
+    r"|tiers\.[a-z_]+\.tokens_per_s)$"
+)
+
+
+def moves_served_model(key: str) -> bool:
+    """Whether econ's served model (values of the run on Capacity) depends on the key."""
+    return SERVED_MODEL.match(key) is not None
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -35,11 +48,12 @@ def is_live(key: str, used: set[str]) -> bool:
 
 
 def mark_inputs(book: Book) -> None:
-    """Restyle the inputs no live formula reads ("rerun econ") and list them."""
+    """Restyle the inputs no live formula reads, and those that move the served model of the
+    run, as "rerun econ", and list them (Checks)."""
     used = names_in_formulas(book)
     s = book.styles
     for ws, row, col, key, value, fmt in book.input_cells:
-        if is_live(key, used):
+        if is_live(key, used) and not moves_served_model(key):
             continue
         book.rerun_inputs.append(key)
         if value is None:
