@@ -354,7 +354,7 @@ REVENUE_STREAM = [
     ),
     Edit(
         STREAM,
-        "econ/report/chain.py",
+        "econ/report/revenue_rows.py",
         ("stream_rows", "Row"),
         r'^        Section\("Incremental revenue"\),\n',
         f"""        Row("toy", "{TOY_LABEL}", "USD", "usd_m", "[in_term]*{KEY.replace('.', '_')}",

@@ -226,7 +226,7 @@ def tables_sheet(
     ws.write_string(
         0,
         0,
-        "Tables: plans, tiers, hardware and the throughput curves, with their sources",
+        "Tables: plans, tiers, hardware, the throughput curves and the measured models, with their sources",
         s("title"),
     )
     ws.write_string(1, 0, LEGEND, s("note"))
@@ -237,7 +237,7 @@ def tables_sheet(
     ws.set_column(16, 16, 11)
     row = 3
     SRC = 14  # source, note and changed at the same columns for every table
-    for table in ("plans", "tiers", "hardware", "frontier"):
+    for table in ("plans", "tiers", "hardware", "frontier", "models"):
         spec = TABLES[table]
         cols = [
             c

@@ -15,18 +15,20 @@ from econ.assumptions import Assumptions
 from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
+from econ.report.annual_sheet import annual_sheet, contents_sheet
 from econ.report.checks import CHANGED_FLAG, checks_sheet
 from econ.report.inventory import mark_inputs
 from econ.report.market_sheet import market_sheet
-from econ.report.summary import cover_sentences
+from econ.report.summary import RATE_TEXT, cover_sentences, rate_words
 from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
-from econ.report.xl import FIRST_COL, Book, Styles, banner, print_setup
+from econ.report.xl import FIRST_COL, MONTHS, Book, Styles, banner, print_setup
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
 
 
 def sheet_order(analysis: dict) -> list[str]:
-    names = ["Cover", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue", "Payback"]
+    names = ["Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue"]
+    names += ["Payback", "Annual"]
     if "tornado" in analysis:
         names.append("Tornado")
     if "grids" in analysis and len(analysis["grids"]):
@@ -65,17 +67,14 @@ def build(
     market_sheet(book, ws["Market"], a, r)
     for tl in timelines:
         tl.flush()
-    H = int(a.values["horizon.months"])
-    areas = {}
-    for tl in timelines:  # the months across as many pages as they need; results narrow
-        end = (tl.narrow_from - 1) if tl.narrow_from is not None else tl.next
-        sheet = f"'{tl.sheet}'!"
-        areas[tl.sheet] = [f"{sheet}$A$1:{xl_rowcol_to_cell(end, FIRST_COL + H, True, True)}"]
-        if tl.narrow_from is not None:
-            areas[tl.sheet].append(f"{sheet}$A${tl.narrow_from + 1}:$C${tl.next}")
+        tl.results_end = tl.next
+    header = timelines[0].header  # months 1..120 of the one timeline, for the annual sums
+    book.name("timeline_months", f"'Revenue'!${xl_col_to_name(FIRST_COL + 1)}${header + 1}:"
+              f"${xl_col_to_name(FIRST_COL + MONTHS)}${header + 1}")  # fmt: skip
+    annual_sheet(book, ws["Annual"], a, r)
     payback = timelines[2]
     _payback_chart(book, ws["Payback"], payback, a)
-    areas["Payback"].append(f"'Payback'!$A${payback.next + 2}:$I${payback.next + 24}")
+    book.cells["payback_chart"] = (payback.next + 2, payback.next + 24)
     payback.next += 25
     for tl in timelines:
         tl.next += 1
@@ -89,42 +88,59 @@ def build(
     mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
-    for name in ("Cover", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue",
-                 "Payback", "Checks"):  # no password: Review > Unprotect sheet
+    contents_sheet(book, ws["Contents"], list(ws))
+    for name in PROTECTED:  # no password: Review > Unprotect sheet
         ws[name].protect("", {"autofilter": False, "sort": False})
     ws["Run"].hide()
     ws["Run tables"].hide()
-    for name, sheet in ws.items():
-        if name.startswith("Run"):
-            continue
-        if name in areas:
-            print_setup(sheet, book, "timeline")
-            # several ranges (XlsxWriter's print_area takes one): the sheet's own Print_Area name
-            wb.define_name(f"'{name}'!_xlnm.Print_Area", "=" + ",".join(areas[name]))
-        elif name == "Assumptions":
-            # the "changed since the run" flags (column G) are for the screen
-            end = book.cells["assumptions_print_end"]
-            print_setup(sheet, book, "wide", area=f"A1:F{end + 1}")
-        elif name == "Capacity":
-            print_setup(sheet, book, "wide", area=f"A1:T{book.cells['capacity_print_end'] + 1}")
-            sheet.repeat_columns(0)
-            sheet.set_h_pagebreaks([book.cells["capacity_chart_row"]])
-        elif name == "Tables":
-            print_setup(sheet, book, "wide")
-            sheet.repeat_columns(0)  # the row ids beside the sources printed on later pages
-        elif name in book.cells.get("page_breaks", {}):
-            print_setup(sheet, book, "fit", area=_used_area(sheet))
-            sheet.set_h_pagebreaks(book.cells["page_breaks"][name])
-        else:
-            print_setup(sheet, book, "narrow" if name in ("Cover", "Checks") else "wide")
-    for tl in timelines:
-        if tl.breaks:
-            ws[tl.sheet].set_h_pagebreaks(tl.breaks)
+    print_all(book, ws, timelines)
     wb.close()
 
 
+PROTECTED = ("Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs",
+             "Revenue", "Payback", "Annual", "Checks")  # fmt: skip
+PRINTED_MONTHS = 12  # a timeline prints month 0 and the first year; Annual prints every year
+
+
+def print_all(book: Book, ws: dict, timelines: list) -> None:
+    """Print set-up of every sheet: readable at 70 % or more, nothing cut, charts whole."""
+    for tl in timelines:  # the first year and the results; every month is on Annual
+        end = (tl.narrow_from - 1) if tl.narrow_from is not None else tl.next
+        q = f"'{tl.sheet}'!"
+        areas = [f"{q}$A$1:{xl_rowcol_to_cell(end, FIRST_COL + PRINTED_MONTHS, True, True)}"]
+        if tl.narrow_from is not None:
+            areas.append(f"{q}$A${tl.narrow_from + 1}:$C${tl.results_end}")
+        if tl.sheet == "Payback":
+            top, bottom = book.cells["payback_chart"]
+            areas.append(f"{q}$A${top + 1}:$L${bottom + 1}")
+        print_setup(ws[tl.sheet], book, "fit")
+        book.wb.define_name(f"{q}_xlnm.Print_Area", "=" + ",".join(areas))
+        if tl.breaks:
+            ws[tl.sheet].set_h_pagebreaks(tl.breaks)
+    for name, sheet in ws.items():
+        if name.startswith("Run") or name in ("Revenue", "Costs", "Payback"):
+            continue
+        area = {
+            "Assumptions": f"A1:F{book.cells['assumptions_print_end'] + 1}",
+            "Capacity": f"A1:L{book.cells['capacity_print_end'] + 1}",
+            "Annual": f"A1:L{book.cells['annual_print_end'] + 1}",
+            "Market": f"A1:C{book.cells['market_print_end'] + 1}",
+            "Cover": f"A1:B{book.cells['cover_print_end'] + 1}",
+            "Contents": f"A1:B{book.cells['contents_print_end'] + 1}",
+        }.get(name)
+        if name in book.cells.get("page_breaks", {}):
+            print_setup(sheet, book, "fit", area=_used_area(sheet))
+            sheet.set_h_pagebreaks(book.cells["page_breaks"][name])
+        else:
+            print_setup(sheet, book, "fit", area=area)
+        if name == "Capacity":
+            sheet.set_h_pagebreaks([book.cells["capacity_chart_row"]])
+        if name in ("Tables", "Capacity"):
+            sheet.repeat_columns(0)
+
+
 def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
-    H = int(a.values["horizon.months"])
+    H = MONTHS  # every month the book allows: a horizon edit redraws the curve
     chart = book.wb.add_chart({"type": "line"})
     for name, label, color, dash in (
         ("payback.cum", "Cumulative cash", "#1F4E79", "solid"),
@@ -141,7 +157,7 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
         )
     chart.set_title(
         {
-            "name": f"Payback curve: cumulative cash by month (live; months 0 to {H}, the run's horizon)"
+            "name": "Payback curve: cumulative cash by month (live; months 0 to 120, flat beyond the horizon)"
         }
     )
     chart.set_x_axis({"name": "month", "label_position": "low", "interval_unit": 6})
@@ -173,6 +189,8 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.write_string(1, 0, QUESTION, s("note"))
     row = 3
     ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
+    ws.write_formula(3, 3, "=" + RATE_TEXT, s("note"), rate_words(a.num("finance.discount_rate_annual")))
+    book.name("cover_rate_text", "'Cover'!$D$4")  # a helper beside the print area
     cannot = '"The live model cannot compute the choices made: "&model_problem'
     for label, formula, value in cover_sentences(head):
         row += 1
@@ -283,5 +301,6 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.write_string(row + 2, 0, "Legend", s("bold"))
     ws.write_string(row + 3, 0, "an input", s("g", "input"))
     ws.write_string(row + 4, 0, "an econ input: rerun econ after changing", s("g", "rerun"))
+    book.cells["cover_print_end"] = row + 4
     ws.activate()
     _ = banner

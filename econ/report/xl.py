@@ -261,6 +261,7 @@ class Timeline:
         self.pending: list[tuple] = []
         self.solvers: list[tuple] = []  # IRR solvers written below the print area
         self.narrow_from: int | None = None  # first row of the results block, if any
+        self.results_end: int | None = None  # the row after the last result
         s = book.styles
         ws.write_string(header_row, LABEL_COL, "Month", s("month"))
         ws.write_string(header_row, UNIT_COL, "Unit", s("month"))
