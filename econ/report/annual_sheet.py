@@ -89,12 +89,14 @@ def _python(row: AnnualRow) -> list[float]:
 
 def annual_sheet(book: Book, ws, a: Assumptions, r: Results) -> None:
     s = book.styles
-    ws.write_string(0, 0, "Annual summary of the monthly chain (live; years of 12 months)", s("title"))
+    ws.write_string(
+        0, 0, "Annual summary of the monthly chain (live; years of 12 months)", s("title")
+    )
     note = "Sums of each year's months, or the value at the year's last month within the horizon; 0 for years beyond the horizon."
     ws.write_string(1, 0, note, s("note"))
-    ws.set_column(0, 0, 52)
+    ws.set_column(0, 0, 48)
     ws.set_column(1, 1, 11)
-    ws.set_column(2, 1 + YEARS, 11)
+    ws.set_column(2, 1 + YEARS, 10)
     ws.write_string(HEADER, 0, "Year", s("month"))
     ws.write_string(HEADER, 1, "Unit", s("month"))
     for y in range(1, YEARS + 1):
@@ -138,7 +140,10 @@ CONTENTS = (
     ("Monte Carlo", "how likely payback is, the NPV's spread, the value of information (snapshot)"),
     ("Sobol", "the NPV's variance by input (snapshot)"),
     ("Break-even", "the value of each input at which NPV is zero (snapshot)"),
-    ("Checks", "what the live model can compute, integrity, findings, the match with econ, the inventory"),
+    (
+        "Checks",
+        "what the live model can compute, integrity, findings, the match with econ, the inventory",
+    ),
 )
 
 
@@ -151,7 +156,7 @@ def contents_sheet(book: Book, ws, names: list[str]) -> None:
     for name, what in CONTENTS:
         if name not in names:
             continue
-        write_formula(ws, row, 0, f"=HYPERLINK(\"#'{name}'!A1\",\"{name}\")", name, s("bold"))
+        write_formula(ws, row, 0, f'=HYPERLINK("#\'{name}\'!A1","{name}")', name, s("bold"))
         ws.write_string(row, 1, what, s("label"))
         row += 1
     book.cells["contents_print_end"] = row

@@ -93,9 +93,9 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         "in log-log space, the physics envelope, and the throughput that feeds the money.",
         s("note"),
     )
-    ws.set_column(0, 0, 52)
-    ws.set_column(1, 1, 16)
-    ws.set_column(2, 13, 14)
+    ws.set_column(0, 0, 46)
+    ws.set_column(1, 1, 13)
+    ws.set_column(2, 13, 10)
     b = Block(book, ws, 2)
     b.title("The contract platform")
     b.put("cap_platform", "Contract platform", "id", _n("contract.platform"), plat, "text")
@@ -619,6 +619,7 @@ def snapshot_block(book: Book, ws, row: int, a: Assumptions, analysis: dict) -> 
     """Every platform at every tier speed, the frontier audit, the calibration and the public
     speeds: values of the run, under a banner."""
     s = book.styles
+    book.cells["capacity_live_end"] = row  # the snapshots below are for the screen
     row += 1
     banner(ws, book, row, "the tables below (every platform, the audit, the calibration)")
     row += 2

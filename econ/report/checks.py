@@ -129,29 +129,47 @@ def bounds(book: Book) -> list[Check]:
     months = _months_span(book)
     peak = "+".join(span(f"revenue.mw_{u}") for u in ("api", "subscriber", "backfill_peak"))
     return [
-        Check("Utilisation never above 1 (the uses' average MW within the MW online)",
-              f"MAX({span('revenue.util')})<=1+{TOL}"),
-        Check("Peak-shaped uses within the peak: peak-to-average x (API + subscribers + peak backfill) <= MW",
-              f"SUMPRODUCT(--(usage_peak_to_average*({peak})>{span('revenue.mw')}*(1+{TOL})+{TOL}))=0"),
-        Check("MW online never above the contracted MW",
-              f"MAX({span('revenue.mw')})<=contract_mw*(1+{TOL})"),
+        Check(
+            "Utilisation never above 1 (the uses' average MW within the MW online)",
+            f"MAX({span('revenue.util')})<=1+{TOL}",
+        ),
+        Check(
+            "Peak-shaped uses within the peak: peak-to-average x (API + subscribers + peak backfill) <= MW",
+            f"SUMPRODUCT(--(usage_peak_to_average*({peak})>{span('revenue.mw')}*(1+{TOL})+{TOL}))=0",
+        ),
+        Check(
+            "MW online never above the contracted MW",
+            f"MAX({span('revenue.mw')})<=contract_mw*(1+{TOL})",
+        ),
         Check("Adoption and cap-hit shares within [0, 1]", f"AND({shares})"),
-        Check("Never more Pro subscribers than monthly active users",
-              f"SUMPRODUCT(--({span('revenue.pro')}>market_mau*EXP(({months}-1)*LN(1+market_mau_growth_monthly))))=0"),
-        Check("API tokens served never above the tokens wanted",
-              f"SUMPRODUCT(--({span('revenue.api_served')}>{span('revenue.api_wanted')}*(1+{TOL})))=0"),
-        Check("Horizon a whole number of months from the term to the timeline's end",
-              f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)"),
-        Check("Fast plus ultrafast adoption at most 1",
-              "tiers_fast_adoption+tiers_ultrafast_adoption<=1"),
-        Check("Tier speeds rise standard <= fast <= ultrafast",
-              "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
-              "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)"),
+        Check(
+            "Never more Pro subscribers than monthly active users",
+            f"SUMPRODUCT(--({span('revenue.pro')}>market_mau*EXP(({months}-1)*LN(1+market_mau_growth_monthly))))=0",
+        ),
+        Check(
+            "API tokens served never above the tokens wanted",
+            f"SUMPRODUCT(--({span('revenue.api_served')}>{span('revenue.api_wanted')}*(1+{TOL})))=0",
+        ),
+        Check(
+            "Horizon a whole number of months from the term to the timeline's end",
+            f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)",
+        ),
+        Check(
+            "Fast plus ultrafast adoption at most 1",
+            "tiers_fast_adoption+tiers_ultrafast_adoption<=1",
+        ),
+        Check(
+            "Tier speeds rise standard <= fast <= ultrafast",
+            "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
+            "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)",
+        ),
         Check("Frontier speeds rise within each platform", _frontier_check(book, "speed")),
         Check("Frontier throughput does not rise with speed", _frontier_check(book, "throughput")),
-        Check("Monthly probabilities at most 1 (price factor x (base + propensity), churn + extra churn)",
-              "AND(pro_price_factor*(pro_base_upgrade+pro_capped_propensity)<=1,"
-              "conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly<=1)"),
+        Check(
+            "Monthly probabilities at most 1 (price factor x (base + propensity), churn + extra churn)",
+            "AND(pro_price_factor*(pro_base_upgrade+pro_capped_propensity)<=1,"
+            "conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly<=1)",
+        ),
     ]
 
 
@@ -162,11 +180,16 @@ def plausibility(a: Assumptions, r) -> list[Check]:
     ceiling = float(np.asarray(r.ceiling_contract).reshape(-1)[0])
     served = float(np.asarray(r.served_tokens_per_s_ultrafast).reshape(-1)[0])
     return [
-        Check("The ultrafast tier's speed is within the per-user ceiling for the served model",
-              "tiers_ultrafast_tokens_per_s<=phys_ceiling", bool(s_u <= ceiling)),
-        Check("The contract serves the ultrafast tier at its promised speed (served = tier speed)",
-              f"served_ultrafast>=tiers_ultrafast_tokens_per_s*(1-{TOL})",
-              bool(served >= s_u * (1 - 1e-9))),
+        Check(
+            "The ultrafast tier's speed is within the per-user ceiling for the served model",
+            "tiers_ultrafast_tokens_per_s<=phys_ceiling",
+            bool(s_u <= ceiling),
+        ),
+        Check(
+            "The contract serves the ultrafast tier at its promised speed (served = tier speed)",
+            f"served_ultrafast>=tiers_ultrafast_tokens_per_s*(1-{TOL})",
+            bool(served >= s_u * (1 - 1e-9)),
+        ),
     ]
 
 
@@ -218,7 +241,9 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
         "Physical plausibility of the contract platform: findings, not integrity (a finding says "
         "the answer rests on figures the physics does not support)"
     )
-    f_first, f_last, row = _block(book, ws, row + 2, title, plausibility(a, book.results), finding=True)
+    f_first, f_last, row = _block(
+        book, ws, row + 2, title, plausibility(a, book.results), finding=True
+    )
     _amber(book, ws, f_first, f_last, 2)
     row = _matches(book, ws, row + 2)
     _inventory(book, ws, row + 2)
@@ -336,6 +361,7 @@ def _frontier_check(book: Book, what: str) -> str:
 def _inventory(book: Book, ws, row: int) -> None:
     """What is live and what needs a rerun of econ (derived from the formulas written)."""
     s = book.styles
+    book.cells["checks_print_end"] = row  # the lists below are for the screen
     title = (
         "Inputs the money follows only after a rerun of econ: read by no live formula, or moving "
         f"the served model of the run (Capacity) ({len(book.rerun_inputs)})"

@@ -137,7 +137,7 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     ws.set_column(1, 1, 36, s("key"))
     ws.set_column(2, 2, 15)
     ws.set_column(3, 3, 17)
-    ws.set_column(4, 4, 64, s("wrap"))
+    ws.set_column(4, 4, 56, s("wrap"))
     ws.set_column(5, 5, 44, s("wrap"))
     ws.set_column(6, 6, 11)
     changed: list[str] = []
@@ -166,7 +166,7 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         ws.write_string(row, 3, e.unit, s("unit"))
         write_cell(ws, row, 4, e.source, s("wrap"))
         write_cell(ws, row, 5, e.note, s("wrap"))
-        fit_row(ws, row, (e.source, 64), (e.note, 44))
+        fit_row(ws, row, (e.source, 56))
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     changed.append(f"COUNTIF({xl_rowcol_to_cell(first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
     row += 2
@@ -231,7 +231,7 @@ def tables_sheet(
     )
     ws.write_string(1, 0, LEGEND, s("note"))
     ws.set_column(0, 0, 16)
-    ws.set_column(1, 13, 12)
+    ws.set_column(1, 13, 11)
     ws.set_column(14, 14, 60, s("wrap"))
     ws.set_column(15, 15, 40, s("wrap"))
     ws.set_column(16, 16, 11)
@@ -296,6 +296,7 @@ def tables_sheet(
         row += 2
     ws.freeze_panes(3, 1)
     ws.hide_gridlines(2)
+    book.cells["tables_print_end"] = row  # sources and notes (columns O, P) on the screen
     r = book.cells["inputs_changed_row"]
     assumptions_ws.write_formula(r, 2, "=" + "+".join(changed), s("num"), 0)
     book.name("inputs_changed_count", absolute(SHEET, r, 2))

@@ -24,6 +24,8 @@ SERVED_MODEL = re.compile(
 def moves_served_model(key: str) -> bool:
     """Whether econ's served model (values of the run on Capacity) depends on the key."""
     return SERVED_MODEL.match(key) is not None
+
+
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

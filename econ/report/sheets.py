@@ -91,6 +91,8 @@ def build(
     contents_sheet(book, ws["Contents"], list(ws))
     for name in PROTECTED:  # no password: Review > Unprotect sheet
         ws[name].protect("", {"autofilter": False, "sort": False})
+    if "MC samples" in ws:  # for the screen: a hidden sheet does not print
+        ws["MC samples"].hide()
     ws["Run"].hide()
     ws["Run tables"].hide()
     print_all(book, ws, timelines)
@@ -99,42 +101,54 @@ def build(
 
 PROTECTED = ("Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs",
              "Revenue", "Payback", "Annual", "Checks")  # fmt: skip
-PRINTED_MONTHS = 12  # a timeline prints month 0 and the first year; Annual prints every year
+# blocks of the analysis sheets that print (the rest are for the screen): 35 pages in all
+PRINTED_BLOCKS = {"Tornado": 1, "Monte Carlo": 1}
+PRINTED_COLUMNS = {"Monte Carlo": "G"}  # the tables; the charts beside them on the screen
+PRINTED_MONTHS = 9  # a timeline prints months 0..9 at 70 % or more; Annual prints every year
 
 
 def print_all(book: Book, ws: dict, timelines: list) -> None:
     """Print set-up of every sheet: readable at 70 % or more, nothing cut, charts whole."""
     for tl in timelines:  # the first year and the results; every month is on Annual
-        end = (tl.narrow_from - 1) if tl.narrow_from is not None else tl.next
-        q = f"'{tl.sheet}'!"
-        areas = [f"{q}$A$1:{xl_rowcol_to_cell(end, FIRST_COL + PRINTED_MONTHS, True, True)}"]
-        if tl.narrow_from is not None:
-            areas.append(f"{q}$A${tl.narrow_from + 1}:$C${tl.results_end}")
+        q = f"'{tl.sheet}'!"  # the rows, then the results under them in the month-0 column
+        last = xl_rowcol_to_cell(tl.results_end - 1, FIRST_COL + PRINTED_MONTHS, True, True)
+        areas = [f"{q}$A$1:{last}"]
         if tl.sheet == "Payback":
             top, bottom = book.cells["payback_chart"]
-            areas.append(f"{q}$A${top + 1}:$L${bottom + 1}")
+            areas.append(f"{q}$A${top + 1}:$I${bottom + 1}")
         print_setup(ws[tl.sheet], book, "fit")
         book.wb.define_name(f"{q}_xlnm.Print_Area", "=" + ",".join(areas))
         if tl.breaks:
             ws[tl.sheet].set_h_pagebreaks(tl.breaks)
     for name, sheet in ws.items():
-        if name.startswith("Run") or name in ("Revenue", "Costs", "Payback"):
+        if name.startswith("Run") or name in ("Revenue", "Costs", "Payback", "MC samples"):
             continue
         area = {
-            "Assumptions": f"A1:F{book.cells['assumptions_print_end'] + 1}",
-            "Capacity": f"A1:L{book.cells['capacity_print_end'] + 1}",
+            "Assumptions": f"A1:E{book.cells['assumptions_print_end'] + 1}",
+            "Tables": f"A1:N{book.cells['tables_print_end'] + 1}",
+            "Capacity": f"A1:L{book.cells['capacity_live_end'] + 1}",
             "Annual": f"A1:L{book.cells['annual_print_end'] + 1}",
             "Market": f"A1:C{book.cells['market_print_end'] + 1}",
             "Cover": f"A1:B{book.cells['cover_print_end'] + 1}",
             "Contents": f"A1:B{book.cells['contents_print_end'] + 1}",
+            "Checks": f"A1:E{book.cells['checks_print_end'] + 1}",
+            "Sobol": book.cells.get("sobol_print_area"),
+            "Break-even": "A1:F" + _used_area(sheet).split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
         }.get(name)
         if name in book.cells.get("page_breaks", {}):
-            print_setup(sheet, book, "fit", area=_used_area(sheet))
-            sheet.set_h_pagebreaks(book.cells["page_breaks"][name])
+            breaks = book.cells["page_breaks"][name]
+            area = _used_area(sheet)
+            if len(breaks) >= PRINTED_BLOCKS.get(name, 99):  # the first blocks only
+                k = PRINTED_BLOCKS[name]
+                col = PRINTED_COLUMNS.get(name, "".join(c for c in area.split(":")[1] if c.isalpha()))
+                area = f"A1:{col}{breaks[k - 1]}"
+                breaks = breaks[: k - 1]
+            print_setup(sheet, book, "fit", area=area)
+            sheet.set_h_pagebreaks(breaks)
         else:
             print_setup(sheet, book, "fit", area=area)
-        if name == "Capacity":
-            sheet.set_h_pagebreaks([book.cells["capacity_chart_row"]])
+        if name == "Market":
+            sheet.fit_to_pages(1, 2)
         if name in ("Tables", "Capacity"):
             sheet.repeat_columns(0)
 
@@ -251,13 +265,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         row += 1
         ws.write_string(row, 0, k, s("label"))
         write_cell(ws, row, 1, v, s("wrap"))
-    row += 2
-    ws.write_string(row, 0, "Input file", s("h"))
-    ws.write_string(row, 1, "SHA-256", s("h"))
-    for fi in a.files:
-        row += 1
-        ws.write_string(row, 0, fi.name, s("label"))
-        ws.write_string(row, 1, fi.sha256, s("key"))
+    book.cells["cover_print_end"] = row  # the guide (and the Contents sheet) for the screen
     row += 2
     ws.write_string(row, 0, "How to read this workbook", s("section"))
     guide = [
@@ -279,11 +287,19 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ),
         (
             "Capacity",
-            "the contract platform's curve (PCHIP) and physics envelope, live; every platform as a snapshot.",
+            "the contract platform's curve (PCHIP) and physics, live; the served model of the run (purple); every platform as a snapshot.",
+        ),
+        (
+            "Market",
+            "the API logit, the no-deal world and the value of an average MW of each use, live.",
         ),
         (
             "Costs, Revenue, Payback",
-            "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon.",
+            "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; the first year prints.",
+        ),
+        (
+            "Annual",
+            "the monthly chain summed by year, live: the printed overview of every month.",
         ),
         (
             "Tornado, Grid, Monte Carlo, Sobol, Break-even",
@@ -291,7 +307,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ),
         (
             "Checks",
-            "integrity checks of the live model, and the match with the econ run; FALSE is red.",
+            "whether the live model can compute the choices, integrity checks (FALSE is red), findings (amber), the match with the econ run, what needs a rerun.",
         ),
     ]
     for k, v in guide:
@@ -301,6 +317,14 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.write_string(row + 2, 0, "Legend", s("bold"))
     ws.write_string(row + 3, 0, "an input", s("g", "input"))
     ws.write_string(row + 4, 0, "an econ input: rerun econ after changing", s("g", "rerun"))
-    book.cells["cover_print_end"] = row + 4
+    row += 4
+    row += 2
+    ws.write_string(row, 0, "Input file", s("h"))
+    ws.write_string(row, 1, "SHA-256", s("h"))
+    for fi in a.files:
+        row += 1
+        ws.write_string(row, 0, fi.name, s("label"))
+        ws.write_string(row, 1, fi.sha256, s("key"))
+
     ws.activate()
     _ = banner

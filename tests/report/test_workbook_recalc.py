@@ -24,7 +24,8 @@ from econ.report.xl import excel_name
 
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
 RTOL = 1e-9  # LibreOffice's arithmetic against numpy's, on every formula cell
-PAGES = 90  # the printed workbook (PDF) stays below this many pages
+PAGES = 35  # the printed base case (PDF) at most this many pages
+READABLE = 0.70  # every page printed at 70 % or more of full size
 
 if soffice() is None:
     if os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
@@ -251,7 +252,9 @@ def test_an_edited_input_recomputes_npv_payback_and_irr_as_econ_does(edited, bas
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
 
 
-def test_the_workbook_prints_without_hash_marks(report, tmp_path):
+def test_the_workbook_prints_readably_in_few_pages(report, tmp_path):
+    """The base case prints in at most 35 pages (LibreOffice's PDF), every page at 70 % of full
+    size or more, none cut to ###, none a bare banner; the header and footer on each."""
     if shutil.which("pdftotext") is None:
         if os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
             pytest.fail("pdftotext (poppler-utils) is required here (ECON_REQUIRE_SOFFICE=1)")
@@ -264,3 +267,20 @@ def test_the_workbook_prints_without_hash_marks(report, tmp_path):
     assert 10 < pages <= PAGES
     assert "###" not in text  # a number too wide for its column
     assert "page 1 of" in text and "econ: base" in text  # the footer and the header
+    assert "Contents" in text and "Annual summary" in text
+    box = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    # the footer's 8-point "page" on each page: its height is the page's print scale; the
+    # Contents page (two narrow columns) prints at full size
+    word = re.compile(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>')
+    heights, words = [], []
+    for page in box.split("<page ")[1:]:
+        found = [(float(b) - float(a), w) for a, b, w in word.findall(page)]
+        heights.append(next(h for h, w in found if w == "page"))
+        words.append(len(found))
+    contents = text.split("\f").index(next(p for p in text.split("\f") if "Contents" in p[:400]))
+    full = heights[contents]
+    small = [i + 1 for i, h in enumerate(heights) if h < READABLE * full * (1 - 1e-3)]
+    assert small == [], f"pages printed below {READABLE:.0%}: {small}"
+    assert min(words) > 20  # no page holds only a banner
