@@ -114,11 +114,12 @@ def integrity(book: Book) -> list[Check]:
 
 
 def conventions() -> Check:
-    """Every convention (months per year, seconds per month, ...) at its fixed value."""
-    from econ.report.inputs import CONVENTIONS
-
-    eq = ",".join(f"{k.replace('.', '_')}={v!r}" for k, v, *_ in CONVENTIONS)
-    return Check("Every convention holds its fixed value (Assumptions, grey)", f"AND({eq})")
+    """Every convention (months per year, seconds per month, ...) at its fixed value: each
+    compares itself with the value on the Assumptions sheet (column G)."""
+    return Check(
+        "Every convention holds its fixed value (Assumptions, grey)",
+        "COUNTIF(constants_changed_flags,TRUE)=0",
+    )
 
 
 def bounds(book: Book) -> list[Check]:

@@ -186,7 +186,8 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         ws.write_string(row, 3, unit, s("unit"))
         ws.write_string(row, 4, meaning, s("note"))
         book.name(excel_name(key), absolute(SHEET, row, 2))
-    changed.append(f"COUNTIF({xl_rowcol_to_cell(const_first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
+    book.name("constants_changed_flags", f"'{SHEET}'!$G${const_first + 1}:$G${row + 1}")
+    changed.append("COUNTIF(constants_changed_flags,TRUE)")
     row += 2
     ws.write_string(row, 0, "Inputs changed since the run", s("bold"))
     book.cells["inputs_changed_row"] = row

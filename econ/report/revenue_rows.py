@@ -16,7 +16,7 @@ from econ.assumptions import Assumptions
 from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK
 from econ.model import Results
 from econ.report.rows import Check, Declaration, Row, Section, row0
-from econ.report.xl import pad_months
+from econ.report.xl import MONTHS, pad_months
 
 SPM, SPW = "constant_seconds_per_month", "constant_seconds_per_week"
 PER_M = "constant_tokens_per_million"
@@ -28,14 +28,18 @@ RAMP = "IF({r}>0,MIN(1,{{m}}/{r}),1)"
 # fmt: off
 def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """MW online (a linear ramp, or tranches when both tranche inputs are set; section 0.3)."""
+    both = "AND(ISNUMBER(contract_tranche_mw),ISNUMBER(contract_tranche_months))"
     tranche = ("MIN(contract_mw,contract_tranche_mw*CEILING({m}/contract_tranche_months"
                "-constant_ceiling_slack,1))/contract_mw")
-    both = "AND(ISNUMBER(contract_tranche_mw),ISNUMBER(contract_tranche_months))"
+    ramp_v, tranche_v = _ramp_and_tranche(a)
     return [
         Section("Capacity online"),
+        Row("ramp", "Share online on a linear ramp", "share", "pct",
+            RAMP.format(r="contract_ramp_months"), ramp_v),
+        Row("tranche", "Share online in tranches (0: no tranches)", "share", "pct",
+            f"IF({both},{tranche},0)", tranche_v),
         Row("online", "Share of the contracted MW online", "share", "pct",
-            f"[in_term]*IF({both},{tranche},{RAMP.format(r='contract_ramp_months')})",
-            row0(r.parts["online_share"]), gated=True),
+            f"[in_term]*IF({both},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
         Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
             opening="0"),
         Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
@@ -443,3 +447,22 @@ def _greedy(a: Assumptions, r: Results) -> dict[str, np.ndarray]:
         out[f"got{pos}"] = got
         S = S + got
     return out
+
+
+def _ramp_and_tranche(a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
+    """The two ways MW come online, every month 0..120 (month 0 blank)."""
+    from econ.compute import capacity as cap
+
+    t = np.arange(MONTHS + 1, dtype=float)
+    t1 = np.maximum(t, 1.0)
+    ramp = a.num("contract.ramp_months")
+    ramp_v = np.where(ramp > 0, np.minimum(1.0, t1 / (ramp if ramp > 0 else 1.0)), 1.0)
+    if "contract.tranche_mw" in a.values and "contract.tranche_months" in a.values:
+        mw = a.num("contract.mw")
+        online = cap.tranche_online(t1, mw, a.num("contract.tranche_mw"),
+                                    a.num("contract.tranche_months"), np.inf)  # fmt: skip
+        tranche_v = online / mw
+    else:
+        tranche_v = np.zeros(MONTHS + 1)
+    ramp_v[0] = tranche_v[0] = np.nan  # no formula in month 0
+    return ramp_v, tranche_v

@@ -131,10 +131,11 @@ def expand(template: str, tl: Timeline, k: int | None = None) -> str:
         if key not in rows:
             raise KeyError(f"formula template {template!r}: no row {key!r}")
         rr = rows[key]
+        whole = f"row_{key.replace('.', '_')}"  # the row's defined name, months 0..120
         if span is not None:
-            return rr.span(0 if span == ":0" else 1)
+            return whole if span == ":0" else rr.span(1)
         if at is not None:
-            return f"INDEX({rr.span(0)},{at}+1)"
+            return f"INDEX({whole},{at}+1)"
         if k is None:
             raise ValueError(f"formula template {template!r}: [{name}] needs a month")
         return tl.ref(key, k + int(shift or 0))
