@@ -23,6 +23,7 @@ Conventions of every frame:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -36,8 +37,16 @@ from numpy.typing import ArrayLike
 from econ import assumptions as _assumptions
 from econ import headline as _headline
 from econ import model as _model
-from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.assumptions import MIN_MAGNITUDE, AssumptionError, Assumptions, rule_for
 from econ.compute import tables as _tables
+from econ.limits import (
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_SOBOL_SAMPLES,
+    MAX_WORKERS,
+    kept_size_error,
+    sobol_size_error,
+)
 from econ.payback import GoalSeek
 
 # The sensitivity engine is imported inside the functions that use it: econ.sensitivity's
@@ -55,6 +64,9 @@ OUTPUT_NAMES = {
     "payback_months": "payback_months",
     "irr_annual": "irr_annual",
     "profitability_index": "profitability_index",
+    "mirr_annual": "mirr_annual",
+    # the Monte Carlo's second deal option (docs/model.md, section 7)
+    "npv_without_offer_usd": "npv_without_offer",
 }
 
 CAPACITY_UNITS: dict[str, str | None] = {
@@ -82,11 +94,15 @@ CAPACITY_UNITS: dict[str, str | None] = {
 AUDIT_UNITS: dict[str, str | None] = {
     "point": None,
     "platform": None,
+    "model": None,
     "tokens_per_s_per_user": "tokens/s/user",
     "tokens_per_s_per_mw": "tokens/s/MW",
     "ceiling_tokens_per_s": "tokens/s/user",
     "physics_tokens_per_s_per_mw": "tokens/s/MW",
     "data_over_physics": "x",
+    "measured_model_physics_tokens_per_s_per_mw": "tokens/s/MW",
+    "realisation": "x",
+    "sets_realisation": None,
     "verdict": None,
 }
 CALIBRATION_UNITS: dict[str, str | None] = {
@@ -137,7 +153,12 @@ def column(name: str, unit: str | None) -> str:
 
 
 def output_unit(output: str) -> str:
-    """The unit of an output named as a Results field (``npv`` -> ``USD``)."""
+    """The unit of an output named as a Results field (``npv`` -> ``USD``); ``mirr_annual``
+    (computed from the results by econ.payback) is a rate a year."""
+    if output == "mirr_annual":
+        return "1/yr"
+    if output == "npv_without_offer":
+        return output_unit("npv")
     return _model.Results.units()[output][0]
 
 
@@ -156,19 +177,179 @@ def _with_units(df: pd.DataFrame, units: Mapping[str, str | None]) -> pd.DataFra
     return out
 
 
+# ---------------------------------------------------------------------------
+# the arguments: the API refuses what the command line refuses, naming the argument or key
+
+
+class ArgumentTypeError(AssumptionError, TypeError):
+    """An argument of the wrong type (an AssumptionError and a TypeError)."""
+
+
+def _what(value: object) -> str:
+    """A value for a message: its type and a short repr."""
+    text = repr(value)
+    return f"the {type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _check_assumptions(a: object, function: str) -> Assumptions:
+    if not isinstance(a, Assumptions):
+        hint = ""
+        if isinstance(a, str | Path):
+            hint = f"; load the folder first: econ.{function}(econ.load({str(a)!r}), ...)"
+        raise ArgumentTypeError(
+            f"{function}: a: expected the assumptions econ.load() returns, got {_what(a)}{hint}"
+        )
+    return a
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    """A whole number argument in [low, high] (as the command line's option of that name)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ArgumentTypeError(
+            f"{name}: expected a whole number from {low:,} to {high:,}, got {_what(value)}"
+        )
+    if not low <= int(value) <= high:
+        raise AssumptionError(
+            f"{name}: {int(value)} is out of range; expected a whole number from {low:,} to "
+            f"{high:,}"
+        )
+    return int(value)
+
+
+def _finite(name: str, value: object) -> float:
+    """A finite real number argument (not a boolean, not text, not a subnormal)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise ArgumentTypeError(f"{name}: expected a number, got {_what(value)}")
+    if isinstance(value, complex | np.complexfloating):
+        raise ArgumentTypeError(f"{name}: expected a real number, got {_what(value)}")
+    x = float(value)
+    if not np.isfinite(x):
+        raise AssumptionError(f"{name}: {x} is not finite; expected a finite number")
+    if x != 0 and abs(x) < np.finfo(float).tiny:
+        raise AssumptionError(
+            f"{name}: {x!r} is too small to compute with (a subnormal double); expected 0 or a "
+            "larger magnitude"
+        )
+    return x
+
+
+def _is_flag(key: str) -> bool:
+    """Whether a key is a 0/1 flag (the one kind of key a boolean may give)."""
+    rule = rule_for(key)
+    return rule is not None and rule.kind == "integer" and (rule.low, rule.high) == (0, 1)
+
+
+def _override(key: object, value: object) -> np.ndarray:
+    """One override of :func:`evaluate` as a float array (N,) or a scalar array, or a refusal
+    naming the key: text, booleans, empty or nested arrays are no scenarios."""
+    if not isinstance(key, str):
+        raise ArgumentTypeError(f"evaluate: a key must be a dotted key (text), got {_what(key)}")
+    if isinstance(value, str | bytes):
+        raise ArgumentTypeError(
+            f"{key}: expected a number or an array of numbers, got the text {value!r}; set a "
+            f"text value (an id) with econ.load(set={{{key!r}: {value!r}}})"
+        )
+    if isinstance(value, bool | np.bool_) and not _is_flag(key):
+        raise ArgumentTypeError(
+            f"{key}: expected a number, got the boolean {value!r} (a boolean sets a 0/1 flag only)"
+        )
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged sequences and the like
+        raise ArgumentTypeError(
+            f"{key}: expected a number or a flat array of numbers, got {_what(value)}"
+        ) from None
+    if arr.dtype.kind == "O":
+        items = arr.reshape(-1)
+        bad = next((x for x in items if isinstance(x, str | bytes) or x is None), None)
+        if bad is not None or any(not isinstance(x, int | float | np.number) for x in items):
+            bad = (
+                bad
+                if bad is not None
+                else next(x for x in items if not isinstance(x, int | float | np.number))
+            )
+            raise ArgumentTypeError(f"{key}: expected numbers, found {_what(bad)}")
+    elif arr.dtype.kind in "US":
+        raise ArgumentTypeError(
+            f"{key}: expected numbers, got an array of text ({arr.reshape(-1)[:1].tolist()[0]!r}"
+            f"{', ...' if arr.size > 1 else ''})"
+            if arr.size
+            else f"{key}: an empty array of text"
+        )
+    elif arr.dtype.kind == "b" and not _is_flag(key):
+        raise ArgumentTypeError(
+            f"{key}: expected numbers, got booleans (a boolean sets a 0/1 flag only)"
+        )
+    elif arr.dtype.kind not in "iufb":
+        raise ArgumentTypeError(f"{key}: expected real numbers, got an array of {arr.dtype}")
+    if arr.ndim > 1:
+        raise AssumptionError(f"{key}: expected a scalar or values shape (N,), got {arr.shape}")
+    if arr.size == 0:
+        raise AssumptionError(
+            f"{key}: an empty array; expected a scalar or values shape (N,), N >= 1"
+        )
+    arr = arr.astype(float)
+    tiny = (arr != 0) & (np.abs(arr) < MIN_MAGNITUDE)
+    if tiny.any():
+        raise AssumptionError(
+            f"{key}: {float(arr[tiny][0])!r} is too small; expected 0 or a magnitude of at least "
+            f"{MIN_MAGNITUDE:g}"
+        )
+    return arr
+
+
+def _set_pairs(set_: object) -> list[tuple[str, object]]:
+    """``load(set=...)`` as (key, value) pairs: a mapping, or pairs, or "KEY=VALUE" texts."""
+    if isinstance(set_, Mapping):
+        return list(set_.items())
+    if isinstance(set_, str | bytes) or not isinstance(set_, Iterable):
+        raise ArgumentTypeError(
+            f"set: expected {{dotted key: value}}, (key, value) pairs or 'KEY=VALUE' texts, got "
+            f"{_what(set_)}"
+        )
+    pairs = []
+    for item in set_:
+        if isinstance(item, str):
+            if "=" not in item:
+                raise AssumptionError(f"set {item!r}: expected KEY=VALUE, e.g. 'contract.mw=700'")
+            k, v = item.split("=", 1)
+            pairs.append((k.strip(), v.strip()))
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            pairs.append((item[0], item[1]))
+        else:
+            raise ArgumentTypeError(
+                f"set: expected (key, value) pairs or 'KEY=VALUE' texts, found {_what(item)}"
+            )
+    return pairs
+
+
 def _value_text(key: str, value: object) -> str:
     """One value of ``load(set=...)`` as the text an override takes (exact for a float)."""
+    if not isinstance(key, str):
+        raise ArgumentTypeError(f"set: a key must be a dotted key (text), got {_what(key)}")
     if isinstance(value, str):
         return value
-    arr = np.asarray(value)
+    if isinstance(value, bool | np.bool_):
+        if not _is_flag(key):
+            raise ArgumentTypeError(
+                f"set {key}: expected a number, got the boolean {value!r} (a boolean sets a 0/1 "
+                "flag only)"
+            )
+        return "1" if value else "0"
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            f"set {key}: expected a number or text, got {_what(value)}"
+        ) from None
     if arr.ndim != 0:
         raise AssumptionError(
             f"set {key}: one value expected, got an array of shape {arr.shape}; "
             f"pass arrays of scenarios to econ.evaluate(a, {{{key!r}: values}})"
         )
     x = arr.item()
-    if isinstance(x, bool):
-        return "1" if x else "0"
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise ArgumentTypeError(f"set {key}: expected a number or text, got {_what(value)}")
     if isinstance(x, float):
         return repr(x)  # the shortest text that reads back as the same float
     return str(x)
@@ -197,11 +378,17 @@ def load(
     :class:`~econ.assumptions.AssumptionError` naming the file, row, key or value at fault
     (an unknown key suggests the nearest known ones).
     """
+    if data is not None and not isinstance(data, str | os.PathLike):
+        raise ArgumentTypeError(f"load: data: expected a folder (a path), got {_what(data)}")
+    if scenario is not None and not isinstance(scenario, str):
+        raise ArgumentTypeError(f"load: scenario: expected a scenario name, got {_what(scenario)}")
+    pairs = _set_pairs(set) if set is not None else []
+    texts = [(k, _value_text(k, v)) for k, v in pairs]
     a = _assumptions.load(data)
     if scenario is not None:
         a = a.with_scenario(scenario)
-    if set:
-        a = a.with_overrides([(k, _value_text(k, v)) for k, v in set.items()], origin="set")
+    if texts:
+        a = a.with_overrides(texts, origin="set")
     return a
 
 
@@ -354,18 +541,33 @@ def evaluate(
     Raises :class:`~econ.assumptions.AssumptionError` for an unknown key, a value outside its
     key's rule, arrays of different lengths or a key given twice.
     """
+    _check_assumptions(a, "evaluate")
+    if not isinstance(detail, bool):
+        raise ArgumentTypeError(f"evaluate: detail: expected True or False, got {_what(detail)}")
     given: dict[str, Any] = {}
     if isinstance(overrides, pd.DataFrame):
+        dupes = overrides.columns[overrides.columns.duplicated()].unique().tolist()
+        if dupes:
+            raise AssumptionError(
+                f"evaluate: the column(s) {', '.join(map(str, dupes))} appear twice in the "
+                "DataFrame; give each key once"
+            )
         given.update({k: overrides[k] for k in overrides.columns})
-    elif overrides is not None:
+    elif isinstance(overrides, Mapping):
         given.update(overrides)
+    elif overrides is not None:
+        raise ArgumentTypeError(
+            f"evaluate: overrides: expected {{dotted key: values}} or a DataFrame, got "
+            f"{_what(overrides)}"
+        )
     for k, v in keys.items():
         if k in given:
             raise AssumptionError(
                 f"{k}: given twice (in the mapping and as a keyword); give it once"
             )
         given[k] = v
-    results = _model.evaluate(a, given, detail=detail)
+    checked = {k: _override(k, v) for k, v in given.items()}
+    results = _model.evaluate(a, checked, detail=detail)
     n = results.n
     scenarios: pd.Index = pd.RangeIndex(n, name="scenario")
     if isinstance(overrides, pd.DataFrame) and len(overrides) == n:
@@ -389,12 +591,25 @@ def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame
     physics, the verdict ("plausible", "above the ceiling", ...), and the cost per million
     tokens rented and bought on each basis (docs/model.md, sections 3.1-3.4, 4.3).
     A speed a platform's curve does not cover has NaN data columns."""
-    return _with_units(_tables.capacity_table(a, speeds), CAPACITY_UNITS)
+    _check_assumptions(a, "capacity_table")
+    if isinstance(speeds, str | bytes) or not isinstance(speeds, Iterable):
+        raise ArgumentTypeError(f"capacity_table: speeds: expected numbers, got {_what(speeds)}")
+    checked = []
+    for x in speeds:
+        v = _finite("capacity_table: speeds", x)
+        if not v > 0:
+            raise AssumptionError(
+                f"capacity_table: speeds: {x!r} is not a speed; expected positive numbers "
+                "[tokens/s/user]"
+            )
+        checked.append(v)
+    return _with_units(_tables.capacity_table(a, tuple(checked)), CAPACITY_UNITS)
 
 
 def frontier_audit(a: Assumptions) -> pd.DataFrame:
     """Every frontier point against its platform's physics envelope for the served model, with
     the verdict; a point measured on another model says so (docs/model.md, section 3.4)."""
+    _check_assumptions(a, "frontier_audit")
     return _with_units(_tables.frontier_audit(a), AUDIT_UNITS)
 
 
@@ -402,6 +617,7 @@ def calibration(a: Assumptions) -> pd.DataFrame:
     """Each published speed of calibration.csv against the per-user ceiling the platform's
     figures predict for that model, and whether it is within the row's tolerance
     (docs/model.md, section 3.3). Empty where the data have no calibration.csv."""
+    _check_assumptions(a, "calibration")
     return _with_units(_tables.calibration_table(a), CALIBRATION_UNITS)
 
 
@@ -410,6 +626,7 @@ def rent_vs_buy(a: Assumptions) -> pd.DataFrame:
     scenario): both NPVs, per MW-month, the break-even system price (NaN where none), the
     lessor's yield (NaN where undefined) and whether rent and price can both be right
     (docs/model.md, section 4.3). ``.T`` reads it as a list."""
+    _check_assumptions(a, "rent_vs_buy")
     d = _tables.rent_vs_buy(a)
     row = {
         k: (np.nan if v is None else float(v)) if RENT_VS_BUY_UNITS.get(k) else v
@@ -433,6 +650,13 @@ def goal_seek(
     else the key's sensitivity range, else its rule's range where the upper bound is not a
     sense limit, else 0.1x to 10x its value. Returns a GoalSeek: ``value`` (None where no value in the range gets there, with
     the reason in ``message``), ``bracket`` (the range searched), ``base`` and ``message``."""
+    _check_assumptions(a, "goal_seek")
+    if not isinstance(key, str):
+        raise ArgumentTypeError(f"goal_seek: key: expected a dotted key, got {_what(key)}")
+    if target not in ("npv", "payback"):
+        raise AssumptionError(f"goal_seek: target {target!r}; expected 'npv' or 'payback'")
+    low = None if low is None else _finite("goal_seek: low", low)
+    high = None if high is None else _finite("goal_seek: high", high)
     from econ.sensitivity.breakeven import goal_seek_key
 
     return goal_seek_key(a, key, target, low, high)
@@ -458,6 +682,7 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     Columns: output, output_unit, variable, unit (of low, high and base), low, high, base,
     output_base, output_low, output_high, change_low, change_high and swing (in output_unit;
     no payback counts as the horizon in the swing), sorted by swing within each output."""
+    _check_assumptions(a, "tornado")
     from econ.sensitivity import run
 
     df = _outputs(run.tornado(a))
@@ -475,6 +700,7 @@ def grids(a: Assumptions) -> pd.DataFrame:
     """The two-way grids of grids.csv (docs/model.md, section 7): one row per grid point,
     columns grid, x_key, x_unit, x, y_key, y_unit, y, and ``"npv [USD]"``,
     ``"payback_months [months]"``, ``"irr_annual [1/yr]"``."""
+    _check_assumptions(a, "grids")
     from econ.sensitivity import run
 
     df = run.grids(a)
@@ -499,9 +725,12 @@ class MonteCarlo:
         "P5".."P95" of npv, payback_months, irr_annual and profitability_index, the mean and
         its standard error (not of IRR), "P(NPV > 0)", "P(payback <= term)" and their
         standard errors, "share undefined", "share with no payback within the horizon".
-    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"``, its
-        ``"noise_floor [USD]"`` and ``"noise_sd [USD]"``, within_noise (not shown to be worth
-        knowing), ``"share_of_evpi [share]"``; largest first. attrs["evpi"] = ``evpi``.
+    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"`` (the
+        penalised-spline regression estimator), its bootstrap standard error
+        ``"evppi_se [USD]"``, ``"share_of_evpi [share]"``, reason (why an EVPPI is exactly 0:
+        the same option is best at every value of the key, or the model does not read it),
+        edf (the spline's effective degrees of freedom); largest first. attrs: ``evpi``,
+        ``evpi_se``, ``samples``, ``options_usd`` (each decision option's mean NPV).
     evpi : the expected value of perfect information on every input [USD].
     fan : index month, ``"P10 [USD]"``, ``"P50 [USD]"``, ``"P90 [USD]"``: cumulative cash by
         month over all samples.
@@ -512,7 +741,8 @@ class MonteCarlo:
     histograms, s_curves : {"npv", "payback_months": frame} (histogram bins over P1-P99 with
         the tails in attrs; share of all samples at or below each value).
     samples : the first ``keep`` samples, index sample: every sampled key
-        (``"<key> [<unit>]"``) and the four outputs (``"npv [USD]"``, ...).
+        (``"<key> [<unit>]"``) and the outputs (``"npv [USD]"``, ..., ``"mirr_annual [1/yr]"`` and
+        ``"npv_without_offer [USD]"``, the deal without the subscriber offer).
     n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
         sensitivity.csv that the payback model does not read (not sampled; zero value of
         information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
@@ -568,14 +798,23 @@ def monte_carlo(
         ``workers``.
     workers : processes evaluating the samples (1: this one).
     keep : samples to return with their inputs in ``.samples`` (default all: 8 bytes x
-        (sampled keys + 4) each).
+        (sampled keys + 6) each).
 
     Returns a :class:`MonteCarlo`. Raises AssumptionError where sensitivity.csv is missing
     or has no rows.
     """
+    _check_assumptions(a, "monte_carlo")
+    samples = _whole("monte_carlo: samples", samples, 1, MAX_SAMPLES)
+    seed = _whole("monte_carlo: seed", seed, 0, MAX_SEED)
+    workers = _whole("monte_carlo: workers", workers, 1, MAX_WORKERS)
+    if keep is not None:
+        keep = _whole("monte_carlo: keep", keep, 0, samples)
     from econ.sensitivity import run
 
     keep = samples if keep is None else keep
+    why = kept_size_error(keep, len(run.varied(a)))
+    if why:
+        raise AssumptionError(f"monte_carlo: keep={keep}: {why} (pass keep=)")
     mc = run.monte_carlo(a, samples, seed, keep=keep, workers=workers)
     stats = mc["stats"].copy()
     stats["output"] = stats["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
@@ -587,9 +826,12 @@ def monte_carlo(
     usd = output_unit("npv")
     voi = _with_units(
         mc["evppi"],
-        {"evppi": usd, "noise_floor": usd, "noise_sd": usd, "share_of_evpi": "share"},
+        {"evppi": usd, "evppi_se": usd, "share_of_evpi": "share", "edf": "degrees of freedom"},
     )
     voi.attrs["evpi"] = float(mc["evpi_usd"])
+    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
+    voi.attrs["samples"] = int(mc["n"])
+    voi.attrs["options_usd"] = dict(mc["options"])
     fan = _with_units(mc["fan"], {"P10": usd, "P50": usd, "P90": usd, "month": None}).set_index(
         "month"
     )
@@ -661,10 +903,17 @@ def sobol_indices(
     ``"ST [-]"``, ``"ST_low [-]"``, ``"ST_high [-]"``, note; largest total index first. A key
     the payback model does not read has indices of exactly 0 and says so in note.
     """
+    _check_assumptions(a, "sobol_indices")
+    n = _whole("sobol_indices: n", n, 1, MAX_SOBOL_SAMPLES)
+    seed = _whole("sobol_indices: seed", seed, 0, MAX_SEED)
+    workers = _whole("sobol_indices: workers", workers, 1, MAX_WORKERS)
     from econ.sensitivity import run
 
     if metric not in ("npv", "payback"):
-        raise ValueError(f"sobol_indices: metric {metric!r}; expected 'npv' or 'payback'")
+        raise AssumptionError(f"sobol_indices: metric {metric!r}; expected 'npv' or 'payback'")
+    why = sobol_size_error(n, len(run.varied(a)))
+    if why:
+        raise AssumptionError(f"sobol_indices: n={n}: {why}")
     df = run.sobol_indices(a, n, seed, metric, workers=workers)
     df["output"] = df["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
     return _with_units(df, SOBOL_UNITS)
@@ -676,6 +925,9 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
     Columns: key, unit (of base, searched_low, searched_high and breakeven), base,
     searched_low, searched_high, breakeven (NaN where the range holds none),
     ``"change_from_base [share]"`` (breakeven / base - 1) and message."""
+    _check_assumptions(a, "breakeven_table")
+    if target not in ("npv", "payback"):
+        raise AssumptionError(f"breakeven_table: target {target!r}; expected 'npv' or 'payback'")
     from econ.sensitivity.breakeven import breakeven_table as table
 
     df = table(a, target)

@@ -19,9 +19,14 @@ import difflib
 import hashlib
 import io
 import math
+import os
 import re
+import stat
+import sys
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 
 SCALAR_FILE = "assumptions.csv"
@@ -36,6 +41,10 @@ MAX_ROWS = 10_000  # data rows per file, after the header
 MAX_CELL_CHARS = 100_000  # characters in one cell (a note longer than Excel's 32,767 is cut there)
 
 # A scenario is a name, never a path: data/scenarios/NAME.csv
+# the points of every grid of grids.csv together (points x points each): about 10 grids
+# of 101 x 101, a few seconds of evaluation
+MAX_GRID_POINTS = 100_000
+
 SCENARIO_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 BASE_SCENARIO = "base"  # the name of the run without a scenario (and of its report folder)
 
@@ -80,7 +89,7 @@ class Rule:
         return what
 
     def check(self, x: float) -> bool:
-        if not math.isfinite(x):
+        if not math.isfinite(x) or (x != 0 and abs(x) < MIN_MAGNITUDE):
             return False
         if self.kind == "integer" and x != int(x):
             return False
@@ -89,6 +98,12 @@ class Rule:
         if self.high is not None and (x > self.high or (self.high_open and x == self.high)):
             return False
         return True
+
+
+# The smallest magnitude of a value other than 0, for every key: no quantity of the model is
+# meaningful below it (a value there is a unit typed wrong), and products and quotients of
+# values at least this large stay within a double (docs/model.md, section 2.2).
+MIN_MAGNITUDE = 1e-30
 
 
 def _fmt(x: float) -> str:
@@ -423,9 +438,26 @@ class FileInfo:
     sha256: str
 
 
+class ReadOnlyDict(dict):
+    """A dict that refuses every change: assumption values are read-only once validated
+    (a change would bypass every rule). Copies (``dict(d)``) are ordinary dicts."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(
+            "assumption values are read-only once validated; change one with "
+            "a.with_overrides([(key, text)]) or econ.load(set={key: value})"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return (ReadOnlyDict, (dict(self),))
+
+
 @dataclass(frozen=True)
 class Assumptions:
-    """Every effective value, addressable by dotted key, with its provenance."""
+    """Every effective value, addressable by dotted key, with its provenance. ``values``,
+    ``entries``, ``tables`` and ``blanks`` are read-only (:class:`ReadOnlyDict`)."""
 
     values: dict[str, float | str]
     entries: dict[str, Entry]
@@ -445,6 +477,12 @@ class Assumptions:
     # the values as the data files give them, before --set and scenarios: the base that the
     # transferred basis freezes its measured envelopes at (docs/model.md, section 0.1)
     base: dict[str, float | str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("values", "entries", "tables", "blanks"):
+            d = getattr(self, name)
+            if type(d) is not ReadOnlyDict:
+                object.__setattr__(self, name, ReadOnlyDict(d))
 
     # -- access -----------------------------------------------------------
     def __getitem__(self, key: str) -> float | str:
@@ -504,8 +542,18 @@ class Assumptions:
     def with_overrides(
         self, pairs: Iterable[tuple[str, str]], origin: str = "--set"
     ) -> Assumptions:
-        """A copy with KEY=VALUE text pairs applied and validated."""
-        return self._apply([(k, t, f"{origin} {k}={t}") for k, t in pairs], origin)
+        """A copy with KEY=VALUE text pairs applied and validated; a key given twice is
+        refused, as in a scenario file."""
+        pairs = list(pairs)
+        first: dict[str, str] = {}
+        for k, t in pairs:
+            if k in first:
+                raise AssumptionError(
+                    f"{origin} {_ascii(k)}={shown(t)}: {_ascii(k)} is set twice ({origin} "
+                    f"{_ascii(k)}={shown(first[k])} and {origin} {_ascii(k)}={shown(t)}); keep one"
+                )
+            first[k] = t
+        return self._apply([(k, t, f"{origin} {_ascii(k)}={t}") for k, t in pairs], origin)
 
     def _apply(self, triples: list[tuple[str, str, str]], origin: str) -> Assumptions:
         values = dict(self.values)
@@ -531,8 +579,8 @@ class Assumptions:
         check_scenario_name(name)
         folder = self.data_dir / "scenarios"
         path = folder / f"{name}.csv"
-        if not path.is_file():
-            known = sorted(p.stem for p in folder.glob("*.csv") if SCENARIO_NAME.fullmatch(p.stem))
+        if not path.exists():
+            known = [p.stem for p in scenario_files(folder) if SCENARIO_NAME.fullmatch(p.stem)]
             raise AssumptionError(
                 f"scenario {name!r}: no file {path}; known scenarios: {', '.join(known) or 'none'}"
             )
@@ -553,7 +601,7 @@ class Assumptions:
     def scenario_names(self) -> list[str]:
         """The scenarios of ``data/scenarios/`` (every ``*.csv`` there), sorted."""
         folder = self.data_dir / "scenarios"
-        return sorted(p.stem for p in folder.glob("*.csv")) if folder.is_dir() else []
+        return [p.stem for p in scenario_files(folder)]
 
     def effective(self) -> dict[str, float | str]:
         """Every effective value as {dotted key: number or string}."""
@@ -590,8 +638,20 @@ def shown(text: object, limit: int = 80) -> str:
     return out + (f"... ({len(str(text)):,} characters)" if cut else "")
 
 
+def path_text(text: object) -> str:
+    """A path (or any text) that files and terminals can take: a byte of a file name that is
+    not UTF-8 (held by Python as a lone surrogate) written as ``\\xff``, as ``shown`` does."""
+    s = str(text)
+    try:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+        return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _escape(c: str) -> str:
     o = ord(c)
+    if 0xDC80 <= o <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        return f"\\x{o - 0xDC00:02x}"
     if c in "\t\n\r":
         return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[c]
     if o < 0x100:
@@ -602,45 +662,231 @@ def _escape(c: str) -> str:
 
 
 def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    """The message for an unknown key, with the nearest known keys; a character outside ASCII
+    is escaped and named, so that a look-alike letter (a Cyrillic a for a Latin a) shows."""
     if key in RETIRED:
         return f"{key!r} was retired in version 3; use {RETIRED[key]}"
     close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    return f"unknown key {key!r}{hint}"
+    odd = sorted({c for c in key if not c.isascii()})
+    if odd:
+        names = ", ".join(f"{_ascii(c)} {unicodedata.name(c, 'unnamed')}" for c in odd[:3])
+        hint += f" (the key has characters outside ASCII: {names})"
+    return f"unknown key '{_ascii(key)}'{hint}"
+
+
+def _ascii(text: str, limit: int = 80) -> str:
+    """``text`` with every character outside printable ASCII escaped (``\u0430``)."""
+    s = shown(text, limit)
+    return "".join(c if c.isascii() else _escape(c) for c in s)
 
 
 # ---------------------------------------------------------------------------
 # reading CSVs
 
-_NUMBER_DOT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
-_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+([eE][+-]?\d+)?$")
-_EURO_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")  # 10.000.000,5
+# Numbers as spreadsheets write them. A file uses one decimal mark: a point (0.066, with
+# commas between thousands: 10,000,000) or a comma (0,066, with points between thousands:
+# 10.000.000), as Excel and LibreOffice write the whole file in one locale. Each pattern
+# reads a number under one mark; a grouped number starts with 1-9 (0,066 is never 66).
+_PLAIN = {
+    ".": re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"),
+    ",": re.compile(r"[+-]?(\d+,?\d*|,\d+)([eE][+-]?\d+)?"),
+}
+_GROUPED = {
+    ".": re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?"),  # 10,000,000.5
+    ",": re.compile(r"[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d*)?"),  # 10.000.000,5
+}
+# spaces between thousands (1 000 000): ordinary, no-break and narrow no-break spaces
+_SPACES = str.maketrans("", "", " \u00a0\u202f")
+_DELIMITERS = (",", ";", "\t")
+
+
+class Cell(str):
+    """A cell's text as written, with the decimal mark its file uses: "." or ",", or ""
+    where no number in the file shows it (a number such as 1,500 is then a decimal: 1.5).
+    ``strip`` keeps the mark."""
+
+    decimal: str | None
+
+    def __new__(cls, text: str = "", decimal: str | None = None) -> Cell:
+        obj = super().__new__(cls, text)
+        obj.decimal = decimal
+        return obj
+
+    def strip(self, chars: str | None = None) -> Cell:
+        return Cell(str.strip(self, chars), self.decimal)
+
+
+def _canonical(s: str, decimal: str) -> str | None:
+    """``s`` (compact: no spaces, no %) read with ``decimal`` as its decimal mark, as the
+    text Python reads (a point, no separators); None where it is no number so written."""
+    if _PLAIN[decimal].fullmatch(s):
+        return s.replace(",", ".")
+    if _GROUPED[decimal].fullmatch(s):
+        sep = "," if decimal == "." else "."
+        return s.replace(sep, "").replace(",", ".")
+    return None
+
+
+def _compact(text: str) -> tuple[str, bool]:
+    """The text of a number without spaces and without a trailing %, and whether it had one."""
+    s = str(text).strip().translate(_SPACES)
+    return (s[:-1], True) if s.endswith("%") else (s, False)
+
+
+def _readings(text: str) -> tuple[str | None, str | None]:
+    """The number ``text`` is with a decimal point and with a decimal comma (None: not one)."""
+    s, _ = _compact(text)
+    return _canonical(s, "."), _canonical(s, ",")
+
+
+def _number(text: str, decimal: str | None) -> float | str:
+    """``text`` as a float, or why it is not one (a phrase for a message).
+
+    ``decimal`` is the decimal mark of the file: "." or ","; "" where the file's numbers do
+    not show it: a lone mark followed by three digits (1,500 or 1.500) is then a decimal
+    mark, never a thousands separator, since spreadsheets write numbers without them; None
+    for text without a file (``--set``, the API): the single reading the text allows, and
+    1,500 is refused as ambiguous.
+    """
+    s, pct = _compact(text)
+    if decimal == "":
+        decimal = "," if "," in s else "."
+    if decimal is not None:
+        canon = _canonical(s, decimal)
+        if canon is None:
+            return "is not a number"
+    else:
+        point, comma = _canonical(s, "."), _canonical(s, ",")
+        if point is not None and comma is not None and Decimal(point) != Decimal(comma):
+            # 1,500 or 1.500: a decimal mark or a thousands separator; nothing tells which
+            sep = "," if "," in s else "."
+            dec_value, group_value = (comma, point) if sep == "," else (point, comma)
+            return (
+                f"could be {_plain(dec_value, pct)} (a decimal {'comma' if sep == ',' else 'point'}) "
+                f"or {_plain(group_value, pct)} ({'commas' if sep == ',' else 'points'} between "
+                "thousands); write it without a thousands separator"
+            )
+        canon = point if point is not None else comma
+        if canon is None:
+            return "is not a number"
+    exact = Decimal(canon) / 100 if pct else Decimal(canon)
+    x = float(exact)
+    if exact != 0 and math.isfinite(x) and abs(x) < sys.float_info.min:
+        return (
+            f"is too small to compute with (its magnitude is below {sys.float_info.min:.1e}, the "
+            "smallest normal double); expected 0 or a larger magnitude"
+        )
+    return x
+
+
+def _plain(canon: str, pct: bool) -> str:
+    """A reading of a number for a message: 1.5, 1500 (x100 shown as a % again)."""
+    d = Decimal(canon).normalize()
+    return f"{d:f}%" if pct else f"{d:f}"
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file, at most ``MAX_FILE_BYTES - 1`` of them: the size is what is
+    read, not what the file claims. A FIFO, a device, a folder are refused without reading."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise AssumptionError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise AssumptionError(
+                f"{path}: {_file_kind(mode)}, not a regular file; expected a CSV file"
+            )
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size < MAX_FILE_BYTES:
+            chunk = os.read(fd, min(2**20, MAX_FILE_BYTES - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise AssumptionError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if size >= MAX_FILE_BYTES:
+        raise AssumptionError(
+            f"{path}: the file has at least {MAX_FILE_BYTES:,} bytes; expected less than "
+            f"{MAX_FILE_BYTES:,} (is this an assumption file?)"
+        )
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def _delimiter(text: str) -> str:
+    """The separator of a CSV: the one of comma, semicolon and tab that splits its header
+    row (the first line) into the most cells; a comma where none does."""
+    first = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]
+    counts = {}
+    for d in _DELIMITERS:
+        try:
+            counts[d] = len(next(csv.reader([first], delimiter=d), []))
+        except csv.Error:  # a NUL or a stray quote: the reader names the row later
+            counts[d] = 0
+    best = max(_DELIMITERS, key=lambda d: counts[d])  # the first of equals: comma
+    return best if counts[best] > 1 else ","
+
+
+def _decimal_mark(path: Path, header: list[str], rows: list[tuple[int, list[str]]]) -> str | None:
+    """The decimal mark of a file: the one its numbers show ("." or ","), None where none
+    shows it (whole numbers only, or numbers such as 1,500 that read either way). Numbers
+    that show both marks are refused, naming one of each."""
+    first: dict[str, tuple[int, int, str]] = {}
+    for n, cells in rows:
+        for j, c in enumerate(cells):
+            point, comma = _readings(c)
+            if (point is None) == (comma is None):
+                continue  # not a number, or one either way (750, 1,500)
+            mark = "." if point is not None else ","
+            first.setdefault(mark, (n, j, c))
+            if len(first) == 2:
+                (n1, j1, c1), (n2, j2, c2) = first["."], first[","]
+
+                def col(j: int) -> str:
+                    return shown(header[j], 40) if j < len(header) else str(j + 1)
+
+                raise AssumptionError(
+                    f"{path}: numbers with a decimal point (row {n1}, column {col(j1)}: "
+                    f'"{shown(c1.strip())}") and with a decimal comma (row {n2}, column '
+                    f'{col(j2)}: "{shown(c2.strip())}"); a file uses one decimal mark: '
+                    "save it again from the spreadsheet, or write every number one way"
+                )
+    return next(iter(first), None)
 
 
 def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[tuple[int, dict]]]:
     """Rows of a CSV as (spreadsheet row number, {column: text}).
 
-    Accepts what Excel writes: UTF-8 with or without a byte-order mark, CRLF
-    line ends, and the semicolon-separated form with decimal commas that
-    European locales save (decimal commas become points).
+    Accepts what Excel and LibreOffice write: UTF-8 with or without a byte-order mark, CRLF
+    line ends, cells separated by commas, semicolons or tabs (the header row shows which),
+    numbers with a decimal point or a decimal comma (the file's numbers show which; one mark
+    a file). Each cell is a :class:`Cell`: its text as written, with the file's decimal mark.
 
-    Refuses, naming the file and row, what it cannot read faithfully: a quote
-    that is never closed, text after a closing quote, a file of
-    ``MAX_FILE_BYTES`` or more, more than ``MAX_ROWS`` data rows, a cell of
-    more than ``MAX_CELL_CHARS`` characters.
+    Refuses, naming the file and row, what it cannot read faithfully: anything but a regular
+    file, a quote that is never closed, text after a closing quote, a file of
+    ``MAX_FILE_BYTES`` or more, more than ``MAX_ROWS`` data rows, a cell of more than
+    ``MAX_CELL_CHARS`` characters, numbers with both decimal marks.
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size >= MAX_FILE_BYTES:
-            raise AssumptionError(
-                f"{path}: the file has {size:,} bytes; expected less than {MAX_FILE_BYTES:,} "
-                "(is this an assumption file?)"
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise AssumptionError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    raw = _read_bytes(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -649,9 +895,8 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
             f"{path} row {line}: the file is not UTF-8 text (byte {raw[exc.start]:#x}); "
             "in Excel save it as 'CSV UTF-8 (Comma delimited)'"
         ) from None
-    first = text.split("\n", 1)[0]
-    semicolon = first.count(";") > first.count(",")
-    lines = _records(path, text, ";" if semicolon else ",")
+    delimiter = _delimiter(text)
+    lines = _records(path, text, delimiter)
     if not lines or not any(c.strip() for c in lines[0]):
         raise AssumptionError(f"{path}: the file is empty; expected a header row")
     header = [c.strip() for c in lines[0]]
@@ -668,7 +913,7 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
         raise AssumptionError(
             f"{path} row 1: duplicate column(s) {shown(', '.join(sorted(dupes)), 200)}"
         )
-    rows = []
+    records: list[tuple[int, list[str]]] = []
     for n, cells in enumerate(lines[1:], start=2):
         if not any(c.strip() for c in cells):
             continue  # blank line (Excel leaves them at the end)
@@ -677,13 +922,14 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
         if len(cells) > len(header):
             raise AssumptionError(
                 f"{path} row {n}: {len(cells)} cells but the header has {len(header)} columns"
-                + (" (a decimal comma in a comma-separated file?)" if not semicolon else "")
+                + (" (a decimal comma in a comma-separated file?)" if delimiter == "," else "")
             )
-        cells = cells + [""] * (len(header) - len(cells))
-        row = {h: c for h, c in zip(header, cells, strict=False)}
-        if semicolon:
-            row = {h: _decimal_comma(c) for h, c in row.items()}
-        rows.append((n, row))
+        records.append((n, cells + [""] * (len(header) - len(cells))))
+    decimal = _decimal_mark(path, header, records) or ""
+    rows = [
+        (n, {h: Cell(c, decimal) for h, c in zip(header, cells, strict=False)})
+        for n, cells in records
+    ]
     return header, rows
 
 
@@ -734,30 +980,31 @@ def _csv_error(path: Path, n: int, what: str, delimiter: str) -> str:
     return f"{path} row {n}: cannot read the CSV ({shown(what)})"
 
 
-def _decimal_comma(cell: str) -> str:
-    """European Excel's numbers: decimal commas, and points as thousands separators."""
-    s = cell.strip()
-    if _EURO_THOUSANDS.match(s):
-        return s.replace(".", "").replace(",", ".")
-    if _DECIMAL_COMMA.match(s):
-        return s.replace(",", ".")
-    return cell
-
-
 def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
-    """Parse and range-check one cell; ``where`` names the file and row."""
+    """Parse and range-check one cell; ``where`` names the file and row. A :class:`Cell` is
+    read with its file's decimal mark; plain text (``--set``, the API) with the one mark its
+    number allows (``0,5`` and ``12,5%`` with a comma, ``10,000,000`` with a point)."""
+    decimal = getattr(text, "decimal", None)
     s = str(text).strip()
     if rule.kind == "id":
         if rule.choices and s not in rule.choices:
-            raise AssumptionError(f'{where}, column {column}: "{s}"; expected {rule.expected()}')
+            raise AssumptionError(
+                f'{where}, column {column}: "{shown(s)}"; expected {rule.expected()}'
+            )
         if not re.fullmatch(r"[A-Za-z0-9_]+", s):
             raise AssumptionError(
                 f'{where}, column {column}: "{shown(s)}" is not an id (letters, digits and _)'
             )
         return s
-    x = parse_number(s)
-    if x is None:
-        raise AssumptionError(f'{where}, column {column}: "{shown(s)}" is not a number')
+    x = _number(s, decimal)
+    if isinstance(x, str):
+        raise AssumptionError(f'{where}, column {column}: "{shown(s)}" {x}')
+    if x != 0 and abs(x) < MIN_MAGNITUDE:
+        raise AssumptionError(
+            f'{where}, column {column}: "{shown(s)}" is too small; expected 0 or a magnitude of '
+            f"at least {MIN_MAGNITUDE:g} (a smaller value is a unit typed wrong, and its products "
+            "leave the range of a double)"
+        )
     if not rule.check(x):
         raise AssumptionError(
             f"{where}, column {column}: {shown(s)} is out of range; "
@@ -766,21 +1013,24 @@ def parse_value(text: str, rule: Rule, where: str, column: str) -> float | str:
     return int(x) if rule.kind == "integer" else x
 
 
-def parse_number(s: str) -> float | None:
-    s = s.strip().replace("\u00a0", "").replace(" ", "")
-    pct = s.endswith("%")
-    if pct:
-        s = s[:-1]
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
-    if not _NUMBER_DOT.match(s):
-        return None
-    x = float(s)
-    return x / 100 if pct else x
+def parse_number(s: str, decimal: str | None = None) -> float | None:
+    """``s`` as a number (``decimal``: the file's mark, else the single reading the text
+    allows), or None where it is none."""
+    x = _number(s, getattr(s, "decimal", decimal))
+    return None if isinstance(x, str) else x
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_read_bytes(path)).hexdigest()
+
+
+def scenario_files(folder: Path) -> list[Path]:
+    """The scenario files of ``folder`` (data/scenarios): every ``*.csv`` but the files other
+    programs leave beside them, Excel's owner file of an open workbook (``~$NAME.csv``) and
+    macOS's resource forks (``._NAME.csv``) or any other hidden file; sorted."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.csv") if not p.name.startswith(("~$", ".")))
 
 
 # ---------------------------------------------------------------------------
@@ -800,7 +1050,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
     """Load and validate every CSV of ``data_dir`` (default: the bundled data)."""
     bundled = data_dir is None
     d = Path(data_dir) if data_dir is not None else bundled_data_dir()
-    if not (d / SCALAR_FILE).is_file():
+    if not (d / SCALAR_FILE).exists():
         raise AssumptionError(f"{d}: no {SCALAR_FILE} here; is this an econ data folder?")
     values: dict[str, float | str] = {}
     entries: dict[str, Entry] = {}
@@ -842,7 +1092,7 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
     for name in TABLE_FILES:
         spec = TABLES[name]
         path = d / f"{name}.csv"
-        if not path.is_file():
+        if not path.exists():
             raise AssumptionError(f"{path}: file missing")
         may_lack = OPTIONAL_COLUMNS.get(name, ())
         needed = [c for c in spec.columns if c not in may_lack]
@@ -928,7 +1178,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     files = list(a.files)
     sens: list[SensitivityRow] = []
     path = d / "sensitivity.csv"
-    if path.is_file():
+    if os.path.lexists(path):
         _, rows = read_csv(path, required=("key", "distribution", "low", "high", "note"))
         seen: dict[str, int] = {}
         for n, r in rows:
@@ -947,15 +1197,20 @@ def _load_analysis(a: Assumptions) -> Assumptions:
                     f'{where}, column distribution: "{dist}"; expected one of {", ".join(DISTRIBUTIONS)}'
                 )
             lo, hi = (_cell_number(r[c], where, c) for c in ("low", "high"))
+            written = {c: shown(r[c].strip()) for c in ("low", "high")}
             if not lo < hi:
-                raise AssumptionError(f"{where}, column high: {hi:g} must exceed low {lo:g}")
+                raise AssumptionError(
+                    f"{where}, column high: {written['high']} must exceed low {written['low']}"
+                )
             if dist == "lognormal" and lo <= 0:
-                raise AssumptionError(f"{where}, column low: {lo:g}; lognormal needs low > 0")
+                raise AssumptionError(
+                    f"{where}, column low: {written['low']}; lognormal needs low > 0"
+                )
             rule = rule_for(key)
             for c, x in (("low", lo), ("high", hi)):
                 if rule is not None and not rule.check(x):
                     raise AssumptionError(
-                        f"{where}, column {c}: {x:g} is outside the key's valid values; "
+                        f"{where}, column {c}: {written[c]} is outside the key's valid values; "
                         f"expected {rule.expected()}"
                     )
             sens.append(SensitivityRow(key, dist, lo, hi, r["note"].strip(), n))
@@ -963,7 +1218,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
 
     corr: list[Correlation] = []
     path = d / "correlations.csv"
-    if path.is_file():
+    if os.path.lexists(path):
         _, rows = read_csv(path, required=("key_a", "key_b", "rank_correlation"))
         sens_keys = {s.key for s in sens}
         pairs: dict[frozenset[str], tuple[int, str, str]] = {}
@@ -989,16 +1244,18 @@ def _load_analysis(a: Assumptions) -> Assumptions:
             rho = _cell_number(r["rank_correlation"], f"{path} row {n}", "rank_correlation")
             if not -1 <= rho <= 1:
                 raise AssumptionError(
-                    f"{path} row {n}, column rank_correlation: {rho:g}; expected a number in [-1, 1]"
+                    f"{path} row {n}, column rank_correlation: {shown(r['rank_correlation'].strip())}; "
+                    "expected a number in [-1, 1]"
                 )
             corr.append(Correlation(ka, kb, rho, n))
         files.append(FileInfo("correlations.csv", path, len(rows), _sha256(path)))
 
     grids: list[GridSpec] = []
     path = d / "grids.csv"
-    if path.is_file():
+    if os.path.lexists(path):
         _, rows = read_csv(path, required=("id", "key_x", "key_y", "points", "note"))
         grid_rows: dict[str, int] = {}
+        total = 0  # the points of the grids so far
         for n, r in rows:
             gid = r["id"].strip()
             if gid in grid_rows:
@@ -1012,7 +1269,15 @@ def _load_analysis(a: Assumptions) -> Assumptions:
             pts = _cell_number(r["points"], f"{path} row {n}", "points")
             if pts != int(pts) or not 2 <= pts <= 101:
                 raise AssumptionError(
-                    f"{path} row {n}, column points: {pts:g}; expected a whole number in [2, 101]"
+                    f"{path} row {n}, column points: {shown(r['points'].strip())}; expected a whole "
+                    "number in [2, 101]"
+                )
+            total += int(pts) ** 2
+            if total > MAX_GRID_POINTS:
+                raise AssumptionError(
+                    f"{path} row {n}, column points: the grids up to this row hold {total:,} "
+                    f"points together (points x points each); expected at most "
+                    f"{MAX_GRID_POINTS:,}: fewer grids or fewer points"
                 )
             grids.append(
                 GridSpec(
@@ -1028,7 +1293,7 @@ def _load_analysis(a: Assumptions) -> Assumptions:
 
     scen_dir = d / "scenarios"
     if scen_dir.is_dir():
-        for p in sorted(scen_dir.glob("*.csv")):
+        for p in scenario_files(scen_dir):
             _, srows = read_csv(p, required=("key", "value"))
             files.append(FileInfo(f"scenarios/{p.name}", p, len(srows), _sha256(p)))
     return replace(
@@ -1058,7 +1323,7 @@ def _load_reference(a: Assumptions) -> Assumptions:
     files = list(a.files)
     cal: list[CalibrationPoint] = []
     path = d / "calibration.csv"
-    if path.is_file():
+    if os.path.lexists(path):
         cols = ("id", "platform", "model", *_CALIBRATION_NUMBERS, "source", "note")
         _, rows = read_csv(path, required=cols)
         seen: set[str] = set()
@@ -1083,7 +1348,7 @@ def _load_reference(a: Assumptions) -> Assumptions:
         files.append(FileInfo("calibration.csv", path, len(rows), _sha256(path)))
     speeds: list[PublicSpeed] = []
     path = d / "speeds.csv"
-    if path.is_file():
+    if os.path.lexists(path):
         cols = ("id", "model", "system", "platform", "tokens_per_s", "source", "note")
         _, rows = read_csv(path, required=cols)
         seen = set()
@@ -1155,11 +1420,10 @@ def _check_varying_key(a: Assumptions, key: str, where: str) -> None:
 
 
 def _cell_number(text: str, where: str, column: str) -> float:
-    x = parse_number(str(text))
-    if x is None:
-        raise AssumptionError(
-            f'{where}, column {column}: "{shown(str(text).strip())}" is not a number'
-        )
+    """A cell that must be a number, read with its file's decimal mark."""
+    x = _number(text, getattr(text, "decimal", None))
+    if isinstance(x, str):
+        raise AssumptionError(f'{where}, column {column}: "{shown(str(text).strip())}" {x}')
     return x
 
 

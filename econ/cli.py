@@ -17,24 +17,28 @@ from pathlib import Path
 
 from econ import __version__
 from econ.assumptions import (
+    MIN_MAGNITUDE,
     AssumptionError,
     Assumptions,
     bundled_data_dir,
     check_scenario_name,
     load,
+    path_text,
     shown,
+    unknown_key_message,
+)
+from econ.limits import (
+    MAX_POINTS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_SOBOL_SAMPLES,
+    MAX_WORKERS,
+    MIN_POINTS,
 )
 
 EXIT_BAD_INPUT = 2
 
-# Bounds of the numeric options (README, "Commands").
-# Monte Carlo: 3 outputs x 8 bytes kept a sample; about 0.7 GB peak, 2 minutes, at the maximum
-MAX_SAMPLES = 10_000_000
-# Sobol base n: n (d + 2) model evaluations held; about 1.4 GB peak, 16 s, at the maximum
-MAX_SOBOL_SAMPLES = 65_536
-MAX_SEED = 2**32 - 1
-MAX_WORKERS = 256
-MIN_POINTS, MAX_POINTS = 2, 101  # grid points per axis, as in grids.csv
+# Bounds of the numeric options (README, "Commands"): econ/limits.py
 MESSAGE_CHARS = 2_000  # an error line is cut beyond this
 
 
@@ -87,6 +91,11 @@ def finite_number(text: str) -> float:
         ) from None
     if not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"{shown(text)}: not finite; expected a finite number")
+    if x != 0 and abs(x) < sys.float_info.min:
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: too small to compute with (a subnormal double, below "
+            f"{sys.float_info.min:.1e}); expected 0 or a larger magnitude"
+        )
     return x
 
 
@@ -124,7 +133,19 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line on stderr (status 2), without the usage."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        usage_error(message, self.prog)
+        usage_error(did_you_mean(message), self.prog)
+
+
+def did_you_mean(message: str) -> str:
+    """argparse's "invalid choice: 'sumary' (choose from ...)" with the nearest choice named."""
+    import difflib
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message, flags=re.S)
+    if not m:
+        return message
+    choices = re.findall(r"'([^']*)'", m[2]) or [c.strip() for c in m[2].split(",")]
+    close = difflib.get_close_matches(m[1], choices, n=2, cutoff=0.5)
+    return message + (f"; did you mean {' or '.join(close)}?" if close else "")
 
 
 def usage_error(message: str, prog: str = "econ") -> None:
@@ -226,6 +247,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-sensitivity",
         action="store_true",
         help="skip the Tornado, Grid, Monte Carlo and Sobol sheets",
+    )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a report folder that holds the report of another data folder",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the Explain sheet even where nothing differs from the bundled data (it is "
+        "added by itself where something does)",
     )
 
     p = sub.add_parser("init", help="write an editable copy of the default data")
@@ -376,6 +408,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true")
     _workers_all(p)
+
+    p = sub.add_parser(
+        "explain",
+        help="where the change in NPV (and payback) from the bundled data (or --against) comes "
+        "from, key by key (Shapley values)",
+    )
+    _common(p)
+    p.add_argument(
+        "--against",
+        metavar="DIR|SCENARIO",
+        help="the case to explain the change from: a data folder, or a scenario of this data "
+        "(default: the bundled data)",
+    )
+    p.add_argument("--png", metavar="FILE", help="write the waterfall chart of the change to FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+
+    p = sub.add_parser(
+        "keys",
+        help="every assumption key: value, unit, valid range, sensitivity range, guess or "
+        "sourced, and its source",
+    )
+    _common(p)
+    p.add_argument(
+        "pattern",
+        nargs="?",
+        metavar="PATTERN",
+        help="only keys containing PATTERN, or matching it as a shell pattern (plans.*.price*)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON list instead of text")
     return parser
 
 
@@ -424,7 +485,7 @@ def _speeds(text: str) -> tuple[float, ...]:
             x = float(part)
         except ValueError:
             x = float("nan")
-        if not (x > 0 and x < float("inf")):
+        if not (x >= MIN_MAGNITUDE and x < float("inf")):
             raise argparse.ArgumentTypeError(
                 f"{part.strip()!r} is not a speed; expected positive numbers separated by commas"
             )
@@ -496,7 +557,12 @@ class _NamedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:  # a file name that is not UTF-8, or a terminal's charset
+                enc = getattr(self._stream, "encoding", None) or "utf-8"
+                safe = path_text(text).encode(enc, "backslashreplace").decode(enc)
+                return self._stream.write(safe)
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -617,12 +683,24 @@ def cmd_summary(args) -> int:
     return 0
 
 
+def _check_sobol_size(a: Assumptions, n: int, option: str) -> None:
+    """The Sobol sample over the keys the analyses vary within the bounds of econ/limits.py."""
+    from econ.limits import sobol_size_error
+    from econ.sensitivity.run import varied
+
+    why = sobol_size_error(n, len(varied(a)))
+    if why:
+        raise AssumptionError(f"{option} {n}: {why}")
+
+
 def cmd_report(args) -> int:
     from econ.report import check_report, write_report
 
     a = resolve(args)
+    if not args.no_sensitivity:
+        _check_sobol_size(a, args.sobol_samples, "--sobol-samples")
     out = Path(args.out)
-    check_report(out, a, force=args.force)  # refuse before minutes of sampling
+    check_report(out, a, force=args.force, replace=args.replace)  # before minutes of sampling
     analysis, info = {}, {}
     if not args.no_sensitivity:
         from econ.sensitivity.run import report_analysis
@@ -635,7 +713,15 @@ def cmd_report(args) -> int:
             progress=progress_bar(),
             workers=args.workers,
         )
-    path = write_report(a, out, force=args.force, analysis=analysis, run_info=info)
+    path = write_report(
+        a,
+        out,
+        force=args.force,
+        analysis=analysis,
+        run_info=info,
+        replace=args.replace,
+        explain=args.explain,
+    )
     print(f"econ: wrote {path}")
     print(f"econ: wrote {path.with_name('summary.md')}")
     return 0
@@ -643,17 +729,62 @@ def cmd_report(args) -> int:
 
 def cmd_init(args) -> int:
     dest = Path(args.dir)
-    if dest.exists() and any(dest.iterdir()) and not args.force:
-        print(
-            f"econ: error: {dest} already has files; choose an empty folder or pass --force",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    src = bundled_data_dir()
-    shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    if dest.exists() and not dest.is_dir():
+        raise AssumptionError(f"{dest}: not a folder; choose a new or empty folder")
+    try:
+        has_files = dest.exists() and any(dest.iterdir())
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot read the folder ({exc.strerror or exc})") from None
+    if has_files and not args.force:
+        raise AssumptionError(f"{dest} already has files; choose an empty folder or pass --force")
+    copy_as_one_unit(bundled_data_dir(), dest)
     print(f"econ: wrote an editable copy of the default data to {dest}")
     print(f"       use it with: econ report --data {dest}")
     return 0
+
+
+def copy_as_one_unit(src: Path, dest: Path) -> None:
+    """Copy the folder ``src`` to ``dest`` as one unit: staged in a temporary folder beside
+    ``dest``, then renamed into place (a new or empty ``dest``) or each file renamed over its
+    old copy (``--force``). A failure while copying (a full disk) leaves ``dest`` as it was
+    and no temporary; OutputFailure names the file."""
+    parent = dest.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    try:
+        for path in sorted(src.rglob("*")):
+            rel = path.relative_to(src)
+            if "__pycache__" in rel.parts:
+                continue
+            try:
+                if path.is_dir():
+                    (stage / rel).mkdir(exist_ok=True)
+                else:
+                    shutil.copy2(path, stage / rel)
+            except OSError as exc:
+                raise OutputFailure(
+                    f"{dest / rel}: cannot write ({exc.strerror or exc}); {dest} is unchanged"
+                ) from None
+        umask = os.umask(0)
+        os.umask(umask)
+        try:
+            os.chmod(stage, 0o777 & ~umask)  # mkdtemp makes 0700
+            if not dest.exists() or not any(dest.iterdir()):
+                os.replace(stage, dest)  # replaces an empty folder too
+                return
+            for path in sorted(stage.rglob("*")):  # --force: each file over its old copy
+                target = dest / path.relative_to(stage)
+                if path.is_dir():
+                    target.mkdir(exist_ok=True)
+                else:
+                    os.replace(path, target)
+        except OSError as exc:
+            raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def cmd_capacity(args) -> int:
@@ -723,6 +854,8 @@ def cmd_sensitivity(args) -> int:
     a = resolve(args)
     if args.samples_csv and args.analysis != "montecarlo":
         raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+    if args.analysis == "sobol":
+        _check_sobol_size(a, args.samples or 1024, "--samples")
     res = run_cli(
         a,
         args.analysis,
@@ -739,8 +872,14 @@ def cmd_sensitivity(args) -> int:
             "samples": res["n"],
             "statistics": df.to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
+            "evpi_se_usd": res["evpi_se_usd"],
             "evppi_usd": {r["key"]: r["evppi"] for r in res["evppi"].to_dict(orient="records")},
+            "evppi_se_usd": {
+                r["key"]: r["evppi_se"] for r in res["evppi"].to_dict(orient="records")
+            },
             "evppi": res["evppi"].to_dict(orient="records"),
+            "decision_options_usd": res["options"],
+            "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
@@ -762,8 +901,10 @@ def cmd_sensitivity(args) -> int:
         ):
             print(df.to_string(index=False))
             if isinstance(res, dict):
-                from econ.report.summary import voi_sentence
+                from econ.report.summary import voi_lines, voi_sentence
 
+                print()
+                print("\n".join(voi_lines(res)))
                 print()
                 print(voi_sentence(res))
         fixed = held(a)
@@ -826,7 +967,7 @@ def cmd_compare(args) -> int:
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
     c = compare(scenarios, workers=_all_workers(args))
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    facts = f"Data: {base.data_dir}" + (" (bundled defaults)" if base.bundled else "")
+    facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
         facts += "; on every scenario: " + ", ".join(f"--set {o}" for o in args.overrides)
     paths = write_comparison(c, Path(args.out), run_time, facts + f"; econ {__version__}")
@@ -853,6 +994,8 @@ def cmd_platforms(args) -> int:
     from econ.report.compare import platforms_sentence, platforms_text
 
     a = resolve(args)
+    if args.budget is not None:
+        _check_budget(a, args.budget)
     df = platforms(a, args.budget, workers=_all_workers(args))
     answer = platforms_sentence(df)
     if args.json:
@@ -863,6 +1006,30 @@ def cmd_platforms(args) -> int:
         print()
         print(answer)
     return 0
+
+
+def _check_budget(a: Assumptions, budget: float) -> None:
+    """--budget within what the model may take: as contract.value_usd, and buying on every
+    platform a number of MW that contract.mw allows."""
+    from econ.assumptions import rule_for
+    from econ.decisions import budget_present_value, platform_cost
+
+    value_rule, mw_rule = rule_for("contract.value_usd"), rule_for("contract.mw")
+    if not value_rule.check(budget):
+        raise AssumptionError(
+            f"--budget {budget:g}: out of range; expected {value_rule.expected()} [USD] "
+            "(the values contract.value_usd may take)"
+        )
+    pv = budget_present_value(a, budget)
+    for platform in a.platforms():
+        mw = pv / platform_cost(a, platform)[1]
+        if not mw_rule.check(mw):
+            most = budget * mw_rule.high / mw if mw_rule.high and mw > mw_rule.high else None
+            raise AssumptionError(
+                f"--budget {budget:g}: buys {f'{mw:,.0f}' if mw >= 1 else f'{mw:.3g}'} MW on {platform} at its rent, outside what "
+                f"contract.mw allows ({mw_rule.expected()} [MW])"
+                + (f"; expected a budget of at most {most:.4g} USD" if most else "")
+            )
 
 
 def cmd_sweep(args) -> int:
@@ -906,6 +1073,53 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    from econ.explain import explain, text, waterfall_png
+    from econ.headline import clean
+
+    a = resolve(args)
+    if args.against and Path(args.against).is_dir():
+        ref, name = load(args.against), f"data folder {args.against}"
+    elif args.against:
+        ref, name = _load_data(args).with_scenario(args.against), f"scenario {args.against}"
+    else:
+        ref, name = load(None), "the bundled data"
+    case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
+    e = explain(a, ref, reference_name=name, case_name=case)
+    if args.png:
+        png = Path(args.png)
+        try:
+            waterfall_png(e, png)
+        except OSError as exc:
+            raise OutputFailure(f"{png}: cannot write ({exc.strerror or exc})") from None
+    if args.json:
+        print(json.dumps(clean(e.to_dict()), indent=1))
+    else:
+        print(text(e))
+    if args.png:
+        print(f"econ: wrote {args.png}", file=sys.stderr)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from econ.headline import clean
+    from econ.keys import key_table, text
+
+    a = resolve(args)
+    df = key_table(a, args.pattern)
+    if df.empty:
+        raise AssumptionError(
+            f"econ keys {args.pattern}: no key contains or matches it ("
+            + unknown_key_message(args.pattern, a.values)
+            + ")"
+        )
+    if args.json:
+        print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
+    else:
+        print(text(df))
+    return 0
+
+
 COMMANDS = {
     "validate": cmd_validate,
     "summary": cmd_summary,
@@ -918,4 +1132,6 @@ COMMANDS = {
     "platforms": cmd_platforms,
     "sweep": cmd_sweep,
     "optimize": cmd_optimize,
+    "explain": cmd_explain,
+    "keys": cmd_keys,
 }

@@ -81,6 +81,7 @@ COMPARE_METRICS = {
     "payback_months": "payback_months",
     "discounted_payback_months": "discounted_payback_months",
     "irr_annual": "irr_annual",
+    "mirr_annual": "mirr_annual",
     "profitability_index": "profitability_index",
     "realised_cost_per_mtok_usd": "realised_cost_per_mtok_usd",
     "term_average_utilization": "totals.term_average_utilization",

@@ -35,7 +35,7 @@ import os
 import pickle
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
@@ -137,6 +137,8 @@ def map_ordered(
     also cancels them.
     """
     check_workers(workers)
+    if isinstance(items, Sized):  # never more processes than items
+        workers = min(workers, max(1, len(items)))
     if workers == 1:
         for item in items:
             yield fn(item)

@@ -382,9 +382,9 @@ SCENARIO_NAMES = [
     Case(
         "scenario-probability-above-a-half",
         summary("--scenario", "eager"),
-        r"scenarios/eager\.csv row 3 \(conversion\.plus_to_pro_base_monthly\), column value: 0\.6 is out of range; expected a number in "
+        r"scenarios/eager\.csv row 3 \(conversion\.max_capped_propensity\), column value: 0\.6 is out of range; expected a number in "
         r"\[0, 0\.5\] \[1/month\]",
-        scenario("eager", "contract.mw,700,", "conversion.plus_to_pro_base_monthly,0.6,"),
+        scenario("eager", "contract.mw,700,", "conversion.max_capped_propensity,0.6,"),
     ),
     Case(
         "scenario-empty-value",
@@ -497,8 +497,8 @@ NUMBERS = [
     ),
     Case(
         "goal-seek-range-outside-the-keys-values",
-        goal_seek("--low", "2", "--high", "3", key="api.cannibalised_share"),
-        r"api\.cannibalised_share: --low 2\b.*expected .*\[0, 1\]",
+        goal_seek("--low", "2", "--high", "3", key="api.diversion_to_lab_tiers"),
+        r"api\.diversion_to_lab_tiers: --low 2\b.*expected .*\(0, 1\)",
     ),
     Case(
         "goal-seek-unknown-key",
@@ -571,7 +571,7 @@ CSV_READER = [
     Case(
         "file-too-large",
         validate(),
-        r"frontier\.csv: the file has [\d,]+ bytes; expected less than 16,777,216",
+        r"frontier\.csv: the file has at least 16,777,216 bytes; expected less than 16,777,216",
         append("frontier.csv", "\n" * (16 * 2**20)),
     ),
     Case(
@@ -928,14 +928,14 @@ KEYS = [
     Case(
         "base-upgrade-above-a-half",
         validate(),
-        r"assumptions\.csv row 21 \(conversion\.plus_to_pro_base_monthly\), column value: 0\.6 is "
+        r"assumptions\.csv row 34 \(conversion\.max_capped_propensity\), column value: 0\.6 is "
         r"out of range; expected a number in \[0, 0\.5\] \[1/month\]",
-        cell("assumptions.csv", "conversion.plus_to_pro_base_monthly", "value", "0.6"),
+        cell("assumptions.csv", "conversion.max_capped_propensity", "value", "0.6"),
     ),
     Case(
         "upgrade-propensity-above-a-half",
-        goal_seek("--set", "conversion.capped_upgrade_propensity=0.51"),
-        r"--set conversion\.capped_upgrade_propensity=0\.51, column value: 0\.51 is out of range; "
+        goal_seek("--set", "conversion.max_capped_propensity=0.51"),
+        r"--set conversion\.max_capped_propensity=0\.51, column value: 0\.51 is out of range; "
         r"expected a number in \[0, 0\.5\]",
     ),
     Case(
@@ -1343,7 +1343,9 @@ INVARIANTS = [
             "--set",
             "market.plus_share_of_mau=1",
             "--set",
-            "conversion.plus_to_pro_base_monthly=0.5",
+            "market.pro_growth_monthly=0.5",
+            "--set",
+            "market.pro_subscribers_start=5e8",
             "--set",
             "conversion.pro_churn_monthly=0",
         ),
@@ -1359,7 +1361,8 @@ INVARIANTS = [
         scenario(
             "eager",
             "market.plus_share_of_mau,0.9,",
-            "conversion.plus_to_pro_base_monthly,0.3,",
+            "market.pro_growth_monthly,0.5,",
+            "market.pro_subscribers_start,500000000,",
             "conversion.pro_churn_monthly,0,",
         ),
     ),
@@ -1419,7 +1422,7 @@ INVARIANTS = [
     Case(
         "price-range-overflows-the-npv",
         sensitivity("montecarlo", "--samples", "50"),
-        r"sensitivity\.csv row \d+ \(plans\.pro\.price_usd_month\), column high: 1e\+308 is "
+        r"sensitivity\.csv row \d+ \(plans\.pro\.price_usd_month\), column high: 1e308 is "
         r"outside the key's valid values; expected a number in \(0, 100000\]",
         PRICE_RANGE,
     ),
@@ -1530,6 +1533,418 @@ UNUSED_AND_LIMITS = [
     ),
 ]
 
+# ---------------------------------------------------------------------------
+# numbers as spreadsheets write them, files econ did not write, bounds, options
+
+
+def sweep(key: str, *extra: str) -> tuple[str, ...]:
+    return ("sweep", key, "--data", "{data}", "--workers", "1", *extra)
+
+
+def optimize(key: str, *extra: str) -> tuple[str, ...]:
+    return ("optimize", key, "--data", "{data}", "--workers", "1", *extra)
+
+
+def platforms(*extra: str) -> tuple[str, ...]:
+    return ("platforms", "--data", "{data}", "--workers", "1", *extra)
+
+
+def compare(*extra: str) -> tuple[str, ...]:
+    return (
+        "compare",
+        "base",
+        "bear",
+        "--data",
+        "{data}",
+        "--out",
+        "{out}",
+        "--workers",
+        "1",
+        *extra,
+    )
+
+
+def semicolons(name: str) -> Callable[[Paths], None]:
+    """Data file ``name`` saved as European Excel does: semicolons, decimal commas."""
+
+    def make(p: Paths) -> None:
+        path = p.data / name
+        rows = _rows(path)
+        buf = io.StringIO()
+        w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
+        for r in rows:
+            w.writerow([c.replace(".", ",") if re.fullmatch(r"-?\d+\.\d+", c) else c for c in r])
+        path.write_text(buf.getvalue(), encoding="utf-8", newline="")
+
+    return make
+
+
+def special(name: str, kind: str) -> Callable[[Paths], None]:
+    """Data file ``name`` replaced by something that is not a regular file."""
+
+    def make(p: Paths) -> None:
+        path = p.data / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            path.unlink()
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "zero":
+            path.symlink_to("/dev/zero")
+        elif kind == "null":
+            path.symlink_to("/dev/null")
+        elif kind == "folder":
+            path.mkdir()
+        else:  # a link to nothing
+            path.symlink_to(p.tmp / "nowhere.csv")
+
+    return make
+
+
+def more_sensitivity_rows(count: int) -> Callable[[Paths], None]:
+    """``count`` more keys in sensitivity.csv, each a +-10 % range around its data value."""
+
+    def make(p: Paths) -> None:
+        a = econ.load(p.data)
+        have = {r.key for r in a.sensitivity}
+        rows = []
+        for key in a.values:
+            if len(rows) == count:
+                break
+            v = a.values[key]
+            rule = econ.assumptions.rule_for(key)
+            ok = key.startswith("hardware.") and key.endswith(
+                ("price_usd", "power_kw", "life_years")
+            )
+            if key in have or not ok or isinstance(v, str) or not v:
+                continue
+            lo, hi = 0.9 * v, min(1.1 * v, rule.high or 1.1 * v)
+            rows.append(f"{key},uniform,{lo!r},{hi!r},added\n")
+        assert len(rows) == count, "fixture: not enough keys to add"
+        path = p.data / "sensitivity.csv"
+        path.write_text(path.read_text(encoding="utf-8") + "".join(rows), encoding="utf-8")
+
+    return make
+
+
+BIG_GRIDS = "id,key_x,key_y,points,note\n" + "".join(
+    f"g{i},contract.ramp_months,market.mau,101,\n" for i in range(10)
+)
+
+SPREADSHEET_NUMBERS = [
+    Case(
+        "both-decimal-marks-in-one-file",
+        validate(),
+        r'assumptions\.csv: numbers with a decimal point \(row \d+, column value: "0\.10"\) and '
+        r'with a decimal comma \(row \d+, column value: "0,03"\); a file uses one decimal mark',
+        cell("assumptions.csv", "market.plus_share_of_mau", "value", "0,03"),
+    ),
+    Case(
+        "both-decimal-marks-in-a-scenario",
+        summary("--scenario", "mixed"),
+        r'scenarios/mixed\.csv: numbers with a decimal point \(row 2, column value: "0\.066"\) '
+        r'and with a decimal comma \(row 3, column value: "0,5"\)',
+        scenario("mixed", "finance.discount_rate_annual,0.066,", 'usage.speed_elasticity,"0,5",'),
+    ),
+    Case(
+        "both-decimal-marks-in-sensitivity",
+        validate(),
+        r"sensitivity\.csv: numbers with a decimal point .* and with a decimal comma \(row \d+, "
+        r'column high: "0,16"\)',
+        cell("sensitivity.csv", "finance.discount_rate_annual", "high", "0,16"),
+    ),
+    Case(
+        "both-decimal-marks-grouped",
+        validate(),
+        r"plans\.csv: numbers with a decimal point .* and with a decimal comma \(row 2, column "
+        r'weekly_quota_tokens: "2\.000\.000"\)',
+        both(
+            cell("plans.csv", "plus", "weekly_quota_tokens", "2.000.000"),
+            cell("plans.csv", "pro", "price_usd_month", "200.5"),
+        ),
+    ),
+    Case(
+        "decimal-comma-negative-out-of-range-quoted-as-written",
+        summary("--scenario", "eu"),
+        r"scenarios/eu\.csv row 2 \(market\.mau_growth_monthly\), column value: -0,5 is out of "
+        r"range; expected a number in \[-0\.1, 0\.1\]",
+        write("scenarios/eu.csv", "key;value;note\r\nmarket.mau_growth_monthly;-0,5;\r\n"),
+    ),
+    Case(
+        "decimal-comma-percent-out-of-range-quoted-as-written",
+        summary("--scenario", "eu"),
+        r"scenarios/eu\.csv row 2 \(market\.plus_share_of_mau\), column value: 112,5% is out of "
+        r"range; expected a number in \[0, 1\]",
+        write("scenarios/eu.csv", "key;value;note\r\nmarket.plus_share_of_mau;112,5%;\r\n"),
+    ),
+    Case(
+        "semicolon-file-out-of-range-quoted-as-written",
+        validate(),
+        r"assumptions\.csv row \d+ \(usage\.speed_elasticity\), column value: 3,5 is out of "
+        r"range; expected a number in \[0, 3\]",
+        both(
+            cell("assumptions.csv", "usage.speed_elasticity", "value", "3.5"),
+            semicolons("assumptions.csv"),
+        ),
+    ),
+    Case(
+        "two-decimal-commas",
+        summary("--scenario", "eu"),
+        r'scenarios/eu\.csv row 2 \(contract\.mw\), column value: "7,0,5" is not a number',
+        write("scenarios/eu.csv", "key;value;note\r\ncontract.mw;7,0,5;\r\n"),
+    ),
+    Case(
+        "percent-twice",
+        summary("--scenario", "eu"),
+        r'scenarios/eu\.csv row 2 \(market\.plus_share_of_mau\), column value: "3%%" is not a '
+        r"number",
+        write("scenarios/eu.csv", "key;value;note\r\nmarket.plus_share_of_mau;3%%;\r\n"),
+    ),
+    Case(
+        "thousands-group-of-two",
+        summary("--scenario", "t"),
+        r'scenarios/t\.csv row 3 \(contract\.value_usd\), column value: "10,00,000" is not a '
+        r"number",
+        scenario("t", "finance.discount_rate_annual,0.08,", 'contract.value_usd,"10,00,000",'),
+    ),
+    Case(
+        "set-ambiguous-thousands",
+        summary("--set", "contract.mw=1,500"),
+        r'--set contract\.mw=1,500, column value: "1,500" could be 1\.5 \(a decimal comma\) or '
+        r"1500 \(commas between thousands\); write it without a thousands separator",
+    ),
+    Case(
+        "set-ambiguous-points",
+        report("--set", "contract.value_usd=9.500"),
+        r'"9\.500" could be 9\.5 \(a decimal point\) or 9500 \(points between thousands\)',
+    ),
+    Case(
+        "set-subnormal",
+        summary("--set", "contract.mw=1e-310"),
+        r'--set contract\.mw=1e-310, column value: "1e-310" is too small to compute with',
+    ),
+    Case(
+        "set-underflows-to-zero",
+        summary("--set", "usage.speed_elasticity=1e-400"),
+        r'"1e-400" is too small to compute with',
+    ),
+    Case(
+        "set-below-the-smallest-magnitude",
+        report("--set", "contract.value_usd=1e-31"),
+        r'--set contract\.value_usd=1e-31, column value: "1e-31" is too small; expected 0 or a '
+        r"magnitude of at least 1e-30",
+    ),
+    Case(
+        "scenario-below-the-smallest-magnitude",
+        summary("--scenario", "tiny"),
+        r'scenarios/tiny\.csv row 2 \(hardware\.wse3\.power_kw\), column value: "1e-35" is too '
+        r"small",
+        scenario("tiny", "hardware.wse3.power_kw,1e-35,"),
+    ),
+    Case(
+        "data-below-the-smallest-magnitude",
+        validate(),
+        r'hardware\.csv row \d+ \(wse3\), column bandwidth_tb_s: "1e-40" is too small',
+        cell("hardware.csv", "wse3", "bandwidth_tb_s", "1e-40"),
+    ),
+    Case(
+        "sensitivity-low-below-the-smallest-magnitude",
+        validate(),
+        r"sensitivity\.csv row \d+ \(contract\.value_usd\), column low: 1e-31 is outside the "
+        r"key's valid values",
+        cell("sensitivity.csv", "contract.value_usd", "low", "1e-31"),
+    ),
+    Case(
+        "sensitivity-high-quoted-as-written",
+        validate(),
+        r"sensitivity\.csv row \d+ \(finance\.discount_rate_annual\), column high: 1\.000,5 is "
+        r"outside the key's valid values",
+        both(semicolons("sensitivity.csv"), edit("sensitivity.csv", "0,06;0,15", "0,06;1.000,5")),
+    ),
+    Case(
+        "grid-points-quoted-as-written",
+        validate(),
+        r"grids\.csv row 2, column points: 7,5; expected a whole number in \[2, 101\]",
+        both(
+            semicolons("grids.csv"),
+            edit(
+                "grids.csv",
+                "usage.token_efficiency_gain_annual;7",
+                "usage.token_efficiency_gain_annual;7,5",
+            ),
+        ),
+    ),
+    Case(
+        "correlation-quoted-as-written",
+        validate(),
+        r"correlations\.csv row 2, column rank_correlation: -1,3; expected a number in \[-1, 1\]",
+        both(semicolons("correlations.csv"), edit("correlations.csv", "-0,3", "-1,3")),
+    ),
+]
+
+FILES_NOT_OURS = [
+    Case(
+        f"{name.replace('/', '-').removesuffix('.csv')}-is-a-{kind}",
+        command,
+        rf"{re.escape(name)}: {what}, not a regular file; expected a CSV file",
+        special(name, kind),
+    )
+    for name, kind, what, command in [
+        ("scenarios/bear.csv", "fifo", r"a named pipe \(FIFO\)", validate()),
+        ("scenarios/bear.csv", "zero", "a device", summary("--scenario", "bear")),
+        ("scenarios/other.csv", "null", "a device", validate()),
+        ("scenarios/bull.csv", "folder", "a folder", report()),
+        ("assumptions.csv", "fifo", r"a named pipe \(FIFO\)", summary()),
+        ("tiers.csv", "zero", "a device", report()),
+        ("sensitivity.csv", "fifo", r"a named pipe \(FIFO\)", sensitivity("tornado")),
+        ("grids.csv", "zero", "a device", sensitivity("grid")),
+        ("calibration.csv", "folder", "a folder", capacity()),
+        ("speeds.csv", "null", "a device", validate()),
+        ("correlations.csv", "fifo", r"a named pipe \(FIFO\)", compare()),
+    ]
+] + [
+    Case(
+        "table-is-a-broken-link",
+        validate(),
+        r"plans\.csv: file missing",
+        special("plans.csv", "broken"),
+    ),
+    Case(
+        "optional-file-is-a-broken-link",
+        validate(),
+        r"grids\.csv: cannot read the file \(No such file or directory\)",
+        special("grids.csv", "broken"),
+    ),
+    Case(
+        "init-into-a-file",
+        init("{tmp}/afile"),
+        r"afile: not a folder; choose a new or empty folder",
+        lambda p: (p.tmp / "afile").write_text("x"),
+    ),
+    Case(
+        "init-into-a-folder-with-files",
+        init("{data}"),
+        r"already has files; choose an empty folder or pass --force",
+    ),
+]
+
+BOUNDS = [
+    Case(
+        "grids-too-many-points-together",
+        validate(),
+        r"grids\.csv row 11, column points: the grids up to this row hold 102,010 points together "
+        r"\(points x points each\); expected at most 100,000",
+        write("grids.csv", BIG_GRIDS),
+    ),
+    Case(
+        "sobol-too-many-evaluations",
+        sensitivity("sobol", "--samples", "65536"),
+        r"--samples 65536: 65,536 base samples over \d+ keys take [\d,]+ model evaluations "
+        r"\(n x \(keys \+ 2\)\); expected at most 4,194,304: use 32,768 or fewer",
+        more_sensitivity_rows(8),
+    ),
+    Case(
+        "report-sobol-too-many-evaluations",
+        report_sampled("--sobol-samples", "65536"),
+        r"--sobol-samples 65536: 65,536 base samples over \d+ keys take",
+        more_sensitivity_rows(8),
+    ),
+    Case(
+        "platforms-budget-buys-too-many-mw",
+        platforms("--budget", "2e12"),
+        r"--budget 2e\+12: buys 150,000 MW on wse3 at its rent, outside what contract\.mw allows "
+        r"\(a number in \(0, 100000\] \[MW\]\); expected a budget of at most 1\.333e\+12 USD",
+    ),
+    Case(
+        "platforms-budget-beyond-the-contract-value-rule",
+        platforms("--budget", "2e14"),
+        r"--budget 2e\+14: out of range; expected a number in \(0, 1e\+13\] \[USD\]",
+    ),
+    Case(
+        "platforms-budget-subnormal",
+        platforms("--budget", "1e-320"),
+        r"--budget 1e-320: too small to compute with",
+    ),
+    Case(
+        "platforms-budget-below-the-smallest-magnitude",
+        platforms("--budget", "1e-31"),
+        r"--budget 1e-31: out of range; expected a number in \(0, 1e\+13\] \[USD\]",
+    ),
+    Case("goal-seek-low-subnormal", goal_seek("--low", "1e-320"), r"--low 1e-320: too small"),
+    Case("goal-seek-high-subnormal", goal_seek("--high=-5e-324"), r"--high -5e-324: too small"),
+    Case(
+        "sweep-low-subnormal", sweep("contract.mw", "--low", "1e-320"), r"--low 1e-320: too small"
+    ),
+    Case(
+        "optimize-high-subnormal",
+        optimize("contract.mw", "--high", "4e-310"),
+        r"--high 4e-310: too",
+    ),
+    Case(
+        "speeds-subnormal", capacity("--speeds", "340,1e-320"), r"--speeds '1e-320' is not a speed"
+    ),
+]
+
+SET_OPTIONS = [
+    Case(
+        f"set-twice-{name}",
+        command,
+        r"--set contract\.mw=800: contract\.mw is set twice \(--set contract\.mw=700 and --set "
+        r"contract\.mw=800\); keep one",
+    )
+    for name, command in [
+        ("summary", summary("--set", "contract.mw=700", "--set", "contract.mw=800")),
+        ("report", report("--set", "contract.mw=700", "--set", "contract.mw=800")),
+        ("validate", validate("--set", "contract.mw=700", "--set", "contract.mw=800")),
+        ("tornado", sensitivity("tornado", "--set", "contract.mw=700", "--set", "contract.mw=800")),
+        ("capacity", capacity("--set", "contract.mw=700", "--set", "contract.mw=800")),
+        ("compare", compare("--set", "contract.mw=700", "--set", "contract.mw=800")),
+        (
+            "sweep",
+            sweep("contract.value_usd", "--set", "contract.mw=700", "--set", "contract.mw=800"),
+        ),
+    ]
+] + [
+    Case(
+        "set-twice-spaces-around",
+        summary("--set", "contract.mw=700", "--set", " contract.mw = 800"),
+        r"contract\.mw is set twice",
+    ),
+    Case(
+        "set-twice-same-value",
+        summary("--set", "contract.mw=700", "--set", "contract.mw=700"),
+        r"contract\.mw is set twice",
+    ),
+    Case(
+        "set-cyrillic-look-alike",
+        summary("--set", "contr\u0430ct.mw=700"),
+        r"--set contr\\u0430ct\.mw=700: unknown key 'contr\\u0430ct\.mw'; did you mean contract\.mw"
+        r".* \(the key has characters outside ASCII: \\u0430 CYRILLIC SMALL LETTER A\)",
+    ),
+    Case(
+        "set-greek-look-alike",
+        report("--set", "tiers.ultrafast.ad\u03bfption=0.2"),
+        r"unknown key 'tiers\.ultrafast\.ad\\u03bfption'; did you mean tiers\.ultrafast\.adoption.*"
+        r"\\u03bf GREEK SMALL LETTER OMICRON",
+    ),
+    Case(
+        "set-fullwidth-letters",
+        summary("--set", "contract.\uff4d\uff57=700"),
+        r"unknown key 'contract\.\\uff4d\\uff57'.*FULLWIDTH LATIN SMALL LETTER M",
+    ),
+    Case(
+        "set-zero-width-inside-a-key",
+        summary("--set", "contract.m\u200bw=700"),
+        r"unknown key 'contract\.m\\u200bw'; did you mean contract\.mw.*ZERO WIDTH SPACE",
+    ),
+    Case(
+        "scenario-cyrillic-look-alike",
+        summary("--scenario", "cyr"),
+        r"scenarios/cyr\.csv row 2: unknown key 'contr\\u0430ct\.mw'; did you mean contract\.mw",
+        scenario("cyr", "contr\u0430ct.mw,700,"),
+    ),
+]
+
 CASES = (
     SCENARIO_NAMES
     + NUMBERS
@@ -1540,6 +1955,10 @@ CASES = (
     + REFERENCE
     + INVARIANTS
     + UNUSED_AND_LIMITS
+    + SPREADSHEET_NUMBERS
+    + FILES_NOT_OURS
+    + BOUNDS
+    + SET_OPTIONS
 )
 
 
@@ -1574,7 +1993,7 @@ def snapshot(folder: Path) -> dict[str, object]:
 
 
 def test_the_corpus_is_large_and_its_ids_unique():
-    assert len(CASES) >= 130
+    assert len(CASES) >= 280
     assert len({c.id for c in CASES}) == len(CASES)
 
 

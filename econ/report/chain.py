@@ -16,7 +16,7 @@ import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.model import Results
-from econ.payback import BISECTION_STEPS, irr_trace
+from econ.payback import BISECTION_STEPS, irr_trace, irr_unique, mirr
 from econ.report import revenue_rows
 from econ.report.rows import (
     Check,
@@ -258,7 +258,7 @@ def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
             held(P["last_negative_month_discounted"]), opening="0"),
         Row("irr_flows", "Flows for the IRR: CF_t, with the terminal value at the horizon", "USD",
             "usd_m", f"[cf]+IF({{m}}={H},finance_terminal_value*N(terminal_value_usd),0)",
-            row0(P["irr_flows"])),
+            row0(P["irr_flows"]), opening="0"),  # MIRR's first value: nothing at month 0
     ]
 
 
@@ -318,10 +318,7 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
                head["npv_usd"], match="NPV [USD]"),
         Result("npv_at_term_usd", "NPV of the term alone", "USD", "usd_b",
                "SUMPRODUCT([dcf:],[in_term:])", head["npv_at_term_usd"]),
-        Result("irr_annual", "IRR, annualised (blank: none; solver below)", "1/yr", "pct",
-               'IF(irr_root="","",(1+IRR([irr_flows:],EXP(irr_root)-1))^constant_months_per_year-1)',
-               "" if trace.interval is None else float(np.expm1(12 * trace.y)),
-               match="IRR [1/yr]"),
+        *irr_results(a, r),
         Solver("irr_root", "The flows for the IRR", "[irr_flows:]", 0, trace),
         Result("profitability_index", "Profitability index (1 = break-even)", "-", "num2",
                f"(SUMPRODUCT([inflow:],[d:])+{tv})/rent_npv_usd", head["profitability_index"],
@@ -338,6 +335,45 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
         Result("simple_breakeven_share_of_mau", "... as a share of monthly active users", "share",
                "pct3", "simple_breakeven_pro_users/market_mau",
                head["simple_breakeven_share_of_mau"]),
+    ]
+
+
+def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
+    """The IRR where a live criterion finds one root that is a rate of return (MODEL.md 0.7:
+    the flows, or their running sum up to H, change sign once from out to in), and MIRR."""
+    P = r.parts
+    flows0 = np.asarray(P["irr_flows"][0], float)
+    trace = irr_trace(flows0)
+    both = (flows0 > 0).any() and (flows0 < 0).any()
+    criterion = -1 if not both else 1 if irr_unique(flows0) else 0
+    months = "timeline_months"
+    k_ = f"([cum:]+({months}={H})*finance_terminal_value*terminal_value_usd)"
+
+    def once(x: str) -> str:
+        last_neg = f"SUMPRODUCT(MAX(({x}<0)*({months}<={H})*{months}))"
+        first_pos = f"SUMPRODUCT(MIN({months}+1E9*(1-({x}>0)*({months}<={H}))))"
+        return f"AND({last_neg}>0,{first_pos}<1E9,{last_neg}<{first_pos})"
+
+    f_ = "[irr_flows:]"
+    mirr0 = mirr(flows0, float(P["monthly_rate"][0]))
+    return [
+        Result("irr_criterion", "IRR criterion: 1 a unique rate of return (the flows, or their "
+               "running sum, change sign once, from out to in); 0 no meaningful IRR; -1 the flows "
+               "never change sign", "-", "num",
+               f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,IF(OR({once(f_)},{once(k_)}),1,0))',
+               float(criterion)),
+        Result("irr_annual", "IRR, annualised (blank: none or not meaningful; solver below)",
+               "1/yr", "pct",
+               'IF(OR(irr_root="",irr_criterion<>1),"",(1+IRR([irr_flows:],EXP(irr_root)-1))'
+               "^constant_months_per_year-1)",
+               "" if trace.interval is None or criterion != 1 else float(np.expm1(12 * trace.y)),
+               match="IRR [1/yr]"),
+        Result("mirr_annual", "MIRR, annualised: MIRR of 0 and the flows for the IRR at the "
+               "monthly discount rate (blank: no money out or no money in)", "1/yr", "pct",
+               "IFERROR((1+MIRR([irr_flows@0]:[irr_flows@horizon_months],monthly_rate,"
+               'monthly_rate))^constant_months_per_year-1,"")',
+               "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),
+               match="MIRR [1/yr]"),
     ]
 
 

@@ -22,6 +22,7 @@ import pandas as pd  # noqa: E402
 import xlsxwriter  # noqa: E402
 from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
 
+from econ.constants import IRR_MEANINGFUL_MAX  # noqa: E402
 from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
 from econ.report.summary import usd  # noqa: E402
 
@@ -47,6 +48,7 @@ COLUMNS = {
     "payback_months": ("Payback [month]", "0.0"),
     "discounted_payback_months": ("Discounted payback [month]", "0.0"),
     "irr_annual": ("IRR [1/yr]", "0.0%"),
+    "mirr_annual": ("MIRR [1/yr]", "0.0%"),
     "profitability_index": ("Profitability index", "0.00"),
     "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
     "term_average_utilization": ("Utilisation over the term, MW-weighted [share]", "0%"),
@@ -106,12 +108,48 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
+def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Path]:
+    """Call each ``write(tmp)`` on a temporary file beside its path, then rename them all into
+    place: a failure while writing (a full disk) leaves every earlier file untouched, and no
+    temporary. Raises CompareOutputError naming the file that could not be written."""
+    temps: list[Path] = []
+    try:
+        for path, write in files:
+            try:
+                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+                os.close(fd)
+                temps.append(Path(name))
+                write(temps[-1])
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temps[-1], 0o666 & ~umask)  # mkstemp makes 0600
+            except (OSError, XlsxWriterException) as exc:
+                why = getattr(exc, "strerror", None) or str(exc)
+                raise CompareOutputError(
+                    f"{path}: cannot write ({why}); the previous files are unchanged"
+                ) from None
+        for (path, _), tmp in zip(files, temps, strict=True):
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise CompareOutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        for tmp in temps:
+            if tmp.exists():
+                tmp.unlink()
+    return [path for path, _ in files]
+
+
 def write_comparison(c: Comparison, out: Path, run_time: str, facts: str = "") -> list[Path]:
-    """Write ``<out>/compare/comparison.xlsx`` and ``comparison.png``; return their paths."""
+    """Write ``<out>/compare/comparison.xlsx`` and ``comparison.png`` as one unit (both, or
+    neither where writing fails); return their paths."""
     folder = output_folder(out)
-    xlsx = write_atomically(folder / WORKBOOK, lambda p: workbook(c, p, run_time, facts))
-    png = write_atomically(folder / PNG, lambda p: chart(c, p, run_time))
-    return [xlsx, png]
+    return write_together(
+        [
+            (folder / WORKBOOK, lambda p: workbook(c, p, run_time, facts)),
+            (folder / PNG, lambda p: chart(c, p, run_time)),
+        ]
+    )
 
 
 def _cell(ws, row: int, col: int, x, fmt) -> None:
@@ -253,6 +291,13 @@ def _pct(x: float) -> str:
     return f"{x:.1%}" if math.isfinite(x) else "-"
 
 
+def _irr(x: float) -> str:
+    """A rate of return; above the meaningful range not as a rate (docs/model.md, section 6)."""
+    if math.isfinite(x) and x > IRR_MEANINGFUL_MAX:
+        return f">{IRR_MEANINGFUL_MAX:.0%}"
+    return _pct(x)
+
+
 def _num(x: float, digits: int = 2) -> str:
     return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
 
@@ -279,7 +324,8 @@ def comparison_text(c: Comparison) -> str:
             "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),
             "payback": r["payback_months"].map(_months),
             "disc. payback": r["discounted_payback_months"].map(_months),
-            "IRR": r["irr_annual"].map(_pct),
+            "IRR": r["irr_annual"].map(_irr),
+            "MIRR": r["mirr_annual"].map(_irr),
             "PI": r["profitability_index"].map(_num),
             "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
             "util. (term)": r["term_average_utilization"].map(_pct),

@@ -159,7 +159,8 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
     P = r.parts
     off = 'IF(capacity_subscriber_offer="off",0,1)'
     inv = "IF([need]>0,1/[need],0)"
-    rho = f"mkt_moved_value+pro_price_factor*pro_capped_propensity*[lift]*[pool]*[W]*{inv}"
+    # W_t is money at month 0, the other uses' values money of month t: W_t / d_t
+    rho = f"mkt_moved_value+pro_price_factor*pro_capped_propensity*[lift]*[pool]*[W]/[costs.d]*{inv}"
     bf = "[in_term]*capacity_backfill_tokens_per_month*[eff]*{share}/mkt_per_mw_b"
     return [
         Section("Each use's demand for the contract's MW (average MW) and its value"),
@@ -177,8 +178,8 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("rho_s", "Value of an average MW of subscriber streams, rho_s", "USD/MW-month",
             "usd", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
             row0(_rho_s(a, r)), gated=True),
-        Row("bp_cap", "Average MW peak-shaped backfill wants, Y_p", "MW", "num1",
-            f"IF(mkt_per_mw_b>0,{bf.format(share='(1-capacity_backfill_flexible_share)')},0)",
+        Row("bp_cap", "Average MW peak-shaped backfill wants (the standard traffic), Y_p", "MW",
+            "num1", f"IF(mkt_per_mw_b>0,{bf.format(share='1')},0)",
             row0(_bf_cap(a, r, False)), gated=True),
         Row("bf_cap", "Average MW flexible backfill wants, Y_f", "MW", "num1",
             f"IF(mkt_per_mw_b>0,{bf.format(share='capacity_backfill_flexible_share')},0)",
@@ -407,7 +408,8 @@ def _rho_s(a: Assumptions, r: Results) -> np.ndarray:
     P = r.parts
     upgrade = _v(r.pro_price_factor) * _v(r.pro_capped_propensity)
     pool = np.asarray(r.plus_pool)
-    return values(a, r)["moved_value"] + upgrade * _lift(r) * pool * np.asarray(P["pro_value"]) * inv
+    w = np.asarray(P["pro_value"]) / np.asarray(r.discount)  # money of month t
+    return values(a, r)["moved_value"] + upgrade * _lift(r) * pool * w * inv
 
 
 def _bf_cap(a: Assumptions, r: Results, flexible: bool) -> np.ndarray:
@@ -416,7 +418,7 @@ def _bf_cap(a: Assumptions, r: Results, flexible: bool) -> np.ndarray:
         return np.zeros_like(np.asarray(r.token_efficiency))
     share = a.num("capacity.backfill_flexible_share")
     volume = _in_term(a, r) * a.num("capacity.backfill_tokens_per_month") * r.token_efficiency
-    return volume * (share if flexible else 1.0 - share) / per_b
+    return volume * (share if flexible else 1.0) / per_b  # flexible work on top of the traffic
 
 
 def _greedy(a: Assumptions, r: Results) -> dict[str, np.ndarray]:

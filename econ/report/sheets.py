@@ -11,7 +11,7 @@ from pathlib import Path
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from econ import __version__
-from econ.assumptions import Assumptions
+from econ.assumptions import Assumptions, path_text
 from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
@@ -39,6 +39,8 @@ def sheet_order(analysis: dict) -> list[str]:
         names.append("Sobol")
     if "breakeven" in analysis:
         names.append("Break-even")
+    if "explain" in analysis:
+        names.append("Explain")
     return [*names, "Checks", "Run", "Run tables"]
 
 
@@ -85,6 +87,10 @@ def build(
     from econ.report import analysis_sheets
 
     analysis_sheets.write_all(book, ws, a, analysis)
+    if "explain" in analysis:
+        from econ.explain import write_sheet
+
+        write_sheet(book, ws["Explain"], analysis["explain"])
     mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
@@ -228,7 +234,8 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ("NPV without the terminal value", "npv_without_terminal_value_usd", "usd_b"),
         ("Terminal value of the Pro tail (at the horizon)", "terminal_value_usd", "usd_b"),
         ("NPV of the term alone", "npv_at_term_usd", "usd_b"),
-        ("IRR, annualised (blank: none)", "irr_annual", "pct"),
+        ("IRR, annualised (blank: none or not meaningful)", "irr_annual", "pct"),
+        ("MIRR, annualised (at the discount rate)", "mirr_annual", "pct"),
         ("Profitability index", "profitability_index", "num2"),
         ("Payback month (blank: none)", "payback_months", "num1"),
         ("Discounted payback month (blank: none)", "discounted_payback_months", "num1"),
@@ -256,7 +263,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     info = [
         ("Scenario", a.scenario),
         ("Overrides", "; ".join(f"{k}={v} ({o})" for k, v, o in a.overrides) or "none"),
-        ("Data folder", str(a.data_dir) + (" (bundled defaults)" if a.bundled else "")),
+        ("Data folder", path_text(a.data_dir) + (" (bundled defaults)" if a.bundled else "")),
         ("econ version", __version__),
         ("Run at (UTC)", book.run_time),
         *[(k, str(v)) for k, v in run_info.items() if k != "time"],

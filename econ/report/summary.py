@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
+from econ.payback import NO_IRR, NO_SIGN_CHANGE
 
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
@@ -49,16 +50,27 @@ def verdict(h: dict[str, Any]) -> str:
     return f"Pays back for good in month {p:.1f} ({when}){need}"
 
 
-def irr_words(irr: float | None, undefined: str) -> str:
-    """'12.3% a year', 'above 1,000% a year (...)' or the words for none."""
+IRR_UNDEFINED = "IRR undefined (no rate brings the present value of the flows to zero)"
+
+
+def irr_words(irr: float | None, note: str | None = None) -> str:
+    """'IRR 12.3% a year', 'IRR above 1,000% a year (...)', or why there is none: ``note``
+    (econ.payback: no meaningful IRR, flows that never change sign) or undefined."""
     if irr is None:
-        return undefined
+        return note if note and note.startswith("no ") else IRR_UNDEFINED
     if irr > IRR_MEANINGFUL_MAX:
         return (
-            f"above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
+            f"IRR above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
             "them: not a meaningful rate)"
         )
-    return f"{irr:.1%} a year"
+    return f"IRR {irr:.1%} a year"
+
+
+def mirr_words(mirr: float | None) -> str:
+    """'MIRR 12.3% a year (at the discount rate)' or none."""
+    if mirr is None:
+        return "no MIRR (no money out or no money in)"
+    return f"MIRR {mirr:.1%} a year (at the discount rate)"
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
@@ -245,8 +257,9 @@ def text(h: dict[str, Any]) -> str:
     lines.append(
         f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
         f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
-        "IRR "
-        + irr_words(irr, "undefined (no rate brings the flows' present value to zero)")
+        + irr_words(irr, h.get("irr_note"))
+        + "; "
+        + mirr_words(h.get("mirr_annual"))
         + "; discounted payback "
         + (f"month {dp:.1f}" if dp is not None else "none")
         + "."
@@ -392,13 +405,17 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
     out.append(
         (
             "Rates of return",
-            '"IRR "&IF(ISNUMBER(irr_annual),IF(irr_annual>constant_irr_meaningful_max,"above "'
+            'IF(ISNUMBER(irr_annual),"IRR "&IF(irr_annual>constant_irr_meaningful_max,"above "'
             '&TEXT(constant_irr_meaningful_max,"#,##0%")&" a year (outflows tiny against the inflows after them: '
-            'not a meaningful rate)",TEXT(irr_annual,"0.0%")&" a year"),"undefined (no rate brings the present value of '
-            'the flows to zero)")&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
+            f'not a meaningful rate)",TEXT(irr_annual,"0.0%")&" a year"),IF(irr_criterion=-1,"{NO_SIGN_CHANGE}",'
+            f'IF(irr_criterion=0,"{NO_IRR}","{IRR_UNDEFINED}")))'
+            '&"; "&IF(ISNUMBER(mirr_annual),"MIRR "&TEXT(mirr_annual,"0.0%")&" a year (at the discount rate)",'
+            '"no MIRR (no money out or no money in)")'
+            '&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
             '&TEXT(discounted_payback_months,"0.0"),"none")&"."',
-            "IRR "
-            + irr_words(irr, "undefined (no rate brings the present value of the flows to zero)")
+            irr_words(irr, h.get("irr_note"))
+            + "; "
+            + mirr_words(h.get("mirr_annual"))
             + "; discounted payback "
             + (f"month {dp:.1f}" if dp is not None else "none")
             + ".",
@@ -458,6 +475,12 @@ def markdown(
 ) -> str:
     """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
     body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    body.append(
+        f"Data: {'the bundled defaults' if h['bundled_data'] else '`' + str(h['data']) + '`'} "
+        f"(SHA-256 of its files {h['data_sha256'][:16]})."
+    )
+    if analysis.get("differs"):
+        body.append(analysis["differs"])
     if "mc" in analysis:
         mc = analysis["mc"]
         st = mc["stats"].set_index(["output", "statistic"])["value"]
@@ -466,7 +489,9 @@ def markdown(
             f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
             f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
             f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
-            f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
+            f"median profitability index {st[('profitability_index', 'P50')]:.2f}"
+            + _mirr_percentiles(st)
+            + "."
         )
         body.append(voi_sentence(mc))
         if mc.get("held"):
@@ -474,6 +499,24 @@ def markdown(
     body += [f"![{p.stem}]({p.name})" for p in pngs]
     body.append(f"Details: `{workbook}` (run {run_time}).")
     return "\n\n".join(body) + "\n"
+
+
+def _mirr_percentiles(st) -> str:
+    """', MIRR P10/P50/P90 a year ...' from the Monte Carlo statistics (blank ones: above the
+    meaningful range or undefined), or nothing where the run has no MIRR."""
+    import math
+
+    if ("mirr_annual", "P50") not in st.index:
+        return ""
+
+    def pct(q: str) -> str:
+        x = st[("mirr_annual", q)]
+        return "n/a" if not math.isfinite(x) else f"{x:.1%}"
+
+    return (
+        f", MIRR P10 {pct('P10')}, median {pct('P50')}, P90 {pct('P90')} a year "
+        f"(undefined in {st[('mirr_annual', 'share undefined')]:.0%} of samples: no money out)"
+    )
 
 
 def held_sentence(held: list[tuple[str, float, str]]) -> str:
@@ -485,22 +528,64 @@ def held_sentence(held: list[tuple[str, float, str]]) -> str:
     )
 
 
+def about(x: float, se: float, n: int) -> str:
+    """'about $X (+/- $Y, N samples)': an estimate with its standard error."""
+    return f"about {usd(x)} (+/- {usd(se)}, {n:,} samples)"
+
+
+def voi_lines(mc: dict[str, Any]) -> list[str]:
+    """The value of information key by key: each key worth something first, then the keys at 0
+    grouped by why."""
+    ev, n = mc["evppi"], mc["n"]
+    out = [f"EVPI (every input known): {about(mc['evpi_usd'], mc['evpi_se_usd'], n)}"]
+    for rec in ev[ev["evppi"] > 0].itertuples(index=False):
+        out.append(
+            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {rec.share_of_evpi:.1%} of the EVPI"
+        )
+    zero = ev[ev["evppi"] == 0]
+    for reason, keys in zero.groupby("reason", sort=False)["key"]:
+        out.append(f"EVPPI 0 for {len(keys)} keys ({reason}): " + ", ".join(keys))
+    return out
+
+
 def voi_sentence(mc: dict[str, Any]) -> str:
-    """The uncertainty most worth resolving before signing, from the value of information."""
-    ev = mc["evppi"]
-    real = ev[~ev["within_noise"]]
-    if mc["evpi_usd"] <= 0 or real.empty:
+    """The decision made now and the uncertainty most worth resolving before it, from the value
+    of information (EVPI and EVPPI with their standard errors)."""
+    ev, n = mc["evppi"], mc["n"]
+    opts = mc.get("options", {})
+    best = mc.get("best_option")
+    decided = (
+        f"Deciding now, the best option on average is {best} (mean NPV {usd(opts[best])}"
+        + "; ".join([""] + [f"{k} {usd(v)}" for k, v in opts.items() if k != best])
+        + "). "
+        if best in opts
+        else ""
+    )
+    evpi = f"{about(mc['evpi_usd'], mc['evpi_se_usd'], n)} (EVPI)"
+    real = ev[ev["evppi"] > 0]
+    if not mc["evpi_usd"] > 0 or real.empty:
         return (
-            f"Value of information: EVPI {usd(mc['evpi_usd'])}; no single uncertainty's value "
-            "stands out of the estimator's noise."
+            f"{decided}Value of information: perfect information on every input would be worth "
+            f"{evpi}; no single uncertainty, known alone, would "
+            "change the decision."
         )
     top = real.iloc[0]
+    zero = int((ev["evppi"] == 0).sum())
     return (
-        f"Value of information: perfect information on every input would be worth "
-        f"{usd(mc['evpi_usd'])} (EVPI); the uncertainty most worth resolving before signing is "
-        f"{top['key']} (EVPPI {usd(top['evppi'])}, {top['share_of_evpi']:.0%} of the EVPI)"
-        + (f", then {real.iloc[1]['key']} ({usd(real.iloc[1]['evppi'])})" if len(real) > 1 else "")
-        + "."
+        f"{decided}Value of information: perfect information on every input would be worth "
+        f"{evpi}; the uncertainty most worth resolving first is {top['key']} (EVPPI "
+        f"{about(top['evppi'], top['evppi_se'], n)}, {top['share_of_evpi']:.0%} of the EVPI)"
+        + (
+            f", then {real.iloc[1]['key']} ({about(real.iloc[1]['evppi'], real.iloc[1]['evppi_se'], n)})"
+            if len(real) > 1
+            else ""
+        )
+        + (
+            f". {zero} keys show 0: known alone, they would not change the decision "
+            "(the same option is best at every value, or the model does not read them)."
+            if zero
+            else "."
+        )
     )
 
 

@@ -135,9 +135,14 @@ def goal_seek_key(
 
 
 def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
-    """Goal seek of every key in sensitivity.csv: key, base, low, high, breakeven, message."""
+    """Goal seek of every key in sensitivity.csv: key, base, low, high, breakeven, message.
+
+    A key that a scenario or --set fixes is held, as in every other analysis, and has no row
+    (docs/model.md, section 7)."""
+    from econ.sensitivity.run import varied  # run imports this module
+
     rows = []
-    for s in a.sensitivity:
+    for s in varied(a):
         r = goal_seek_key(a, s.key, target)
         rows.append(
             {
@@ -152,6 +157,7 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
                 "message": r.message,
             }
         )
-    df = pd.DataFrame(rows)
+    columns = ["key", "base", "searched_low", "searched_high", "breakeven"]
+    df = pd.DataFrame(rows, columns=[*columns, "change_from_base", "message"])
     df["_o"] = np.abs(df["change_from_base"]).fillna(np.inf)
     return df.sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)

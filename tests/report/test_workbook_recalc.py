@@ -185,7 +185,7 @@ def test_every_input_is_named_validated_and_styled(report, base):
 # equal econ's for the same --set. Each leaves the served model of the run as it was (econ's
 # served-speed choice and the throughputs are values of the run on Capacity; the test checks).
 EDITS = [
-    ("horizon.months", 48),
+    ("horizon.months", 120),
     ("conversion.pro_churn_monthly", 0.05),
     ("plans.pro.price_usd_month", 250),
     ("contract.ramp_months", 6),
@@ -226,7 +226,7 @@ def test_an_edited_input_recomputes_npv_payback_and_irr_as_econ_does(edited, bas
     wb = openpyxl.load_workbook(edited[key], data_only=True)
     edited_a = base.with_overrides([(key, str(value))])
     want = headline(edited_a)
-    assert want["npv_usd"] != pytest.approx(headline(base)["npv_usd"], rel=1e-3)
+    assert want["npv_usd"] != pytest.approx(headline(base)["npv_usd"], rel=1e-4)  # it matters
     r0, r1 = evaluate(base), evaluate(edited_a)
     for served in (
         "served_tokens_per_s_ultrafast",
@@ -241,12 +241,15 @@ def test_an_edited_input_recomputes_npv_payback_and_irr_as_econ_does(edited, bas
         ("payback_months", 1e-9),
         ("discounted_payback_months", 1e-9),
         ("irr_annual", 1e-8),
+        ("mirr_annual", 1e-9),
     ):
         got, expected = named_value(wb, name), want[name]
         if expected is None:
             assert got in ("", None), name
         else:
             assert got == pytest.approx(expected, rel=rel), name
+    # the IRR's criterion, live (MODEL.md 0.7): 1 exactly where econ reports an IRR
+    assert (named_value(wb, "irr_criterion") == 1) == (want["irr_note"] is None)
     assert named_value(wb, "integrity_ok") is True
     assert named_value(wb, "inputs_changed_since_run") is True
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
