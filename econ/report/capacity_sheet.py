@@ -757,10 +757,13 @@ def served_block(book: Book, b: Block, a: Assumptions, r: Results) -> None:
     b.row += 1
     v = lambda x: float(np.asarray(x, float).reshape(-1)[0])  # noqa: E731
     offered = 1.0 if np.isfinite(v(r.served_multiplier)) else 0.0
+    served_u = v(r.served_tokens_per_s_ultrafast)
+    if not np.isfinite(served_u):  # not offered: no ultrafast use; the tier speed keeps units
+        served_u = a.num("tiers.ultrafast.tokens_per_s")
     marked = [
         ("served_standard", "Standard tier's served speed", "tokens/s/user", v(r.served_tokens_per_s_standard), "num1"),
         ("served_fast", "Fast tier's served speed", "tokens/s/user", v(r.served_tokens_per_s_fast), "num1"),
-        ("served_ultrafast", "Ultrafast tier's served speed on the contract platform", "tokens/s/user", v(r.served_tokens_per_s_ultrafast), "num1"),
+        ("served_ultrafast", "Ultrafast tier's served speed on the contract platform (not offered: the tier speed)", "tokens/s/user", served_u, "num1"),
         ("ultrafast_offered", "The contract serves the ultrafast tier (1 = yes)", "flag", offered, "num"),
         ("thr_ultrafast", "Thr* at the served ultrafast speed (0: not offered)", "tokens/s/MW", v(r.throughput_per_mw), "num"),
         ("thr_standard", "Thr* at the standard tier's served speed (backfill)", "tokens/s/MW", v(r.throughput_per_mw_standard), "num"),

@@ -180,6 +180,7 @@ def plausibility(a: Assumptions, r) -> list[Check]:
     s_u = a.num("tiers.ultrafast.tokens_per_s")
     ceiling = float(np.asarray(r.ceiling_contract).reshape(-1)[0])
     served = float(np.asarray(r.served_tokens_per_s_ultrafast).reshape(-1)[0])
+    served = served if np.isfinite(served) else s_u  # not offered: the sheet shows the tier speed
     return [
         Check(
             "The ultrafast tier's speed is within the per-user ceiling for the served model",

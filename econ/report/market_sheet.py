@@ -11,7 +11,7 @@ import numpy as np
 
 from econ.assumptions import TIER_IDS, Assumptions
 from econ.model import Params, Results, plan_usage
-from econ.report.revenue_rows import offered, values
+from econ.report.revenue_rows import UNBOUNDED, offered, values
 from econ.report.rows import Declaration, Result, Section, expand
 from econ.report.workbook import write_formula
 from econ.report.xl import Book, absolute
@@ -76,12 +76,14 @@ def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
                "api_speed_nest_lambda*LN(mkt_q_f/(mkt_q_f+mkt_q_u))+mkt_inc"
                "+mkt_beta*tiers_fast_price_per_mtok_usd-mkt_gamma*LN(tiers_fast_tokens_per_s)",
                _v(lg.alpha_f)),
-        Result("mkt_alpha_u", "Tier constant, ultrafast", "-", "num4",
-               "api_speed_nest_lambda*LN(mkt_q_u/(mkt_q_f+mkt_q_u))+mkt_inc"
-               "+mkt_beta*api_reference_price_per_mtok_usd-mkt_gamma*LN(tiers_ultrafast_tokens_per_s)",
-               _v(lg.alpha_u)),
+        Result("mkt_alpha_u", "Tier constant, ultrafast (no ultrafast demand: minus unbounded)",
+               "-", "num4",
+               "IF(mkt_q_u>0,api_speed_nest_lambda*LN(mkt_q_u/(mkt_q_f+mkt_q_u))+mkt_inc"
+               "+mkt_beta*api_reference_price_per_mtok_usd-mkt_gamma*LN(tiers_ultrafast_tokens_per_s),"
+               "-constant_unbounded_value)", _finite(lg.alpha_u)),
         Result("api_premium", "Implied premium of ultrafast over standard, (alpha_u - alpha_s) / beta",
-               "USD per 1M tokens", "usd2", "(mkt_alpha_u-mkt_alpha_s)/mkt_beta", _v(r.api_premium)),
+               "USD per 1M tokens", "usd2", 'IF(mkt_q_u>0,(mkt_alpha_u-mkt_alpha_s)/mkt_beta,"")',
+               _v(r.api_premium)),
     ]
 
 
@@ -101,7 +103,7 @@ def share_results(a: Assumptions, r: Results) -> list[Declaration]:
     return [
         Section("API shares at the run's prices and served speeds; diversion and margin"),
         *[Result(f"mkt_v_{tier[0]}", f"Utility of the {tier} tier, v", "-", "num4",
-                 util.format(t=tier[0], tier=tier), v)
+                 util.format(t=tier[0], tier=tier), _finite(v))
           for tier, v in zip(TIER_IDS, (v_s, v_f, v_u), strict=True)],
         Result("mkt_top", "max(v_f, v_u)", "-", "num4", "MAX(mkt_v_f,mkt_v_u)", top),
         Result("mkt_e_f", "exp((v_f - top) / lambda)", "-", "num4",
@@ -230,6 +232,12 @@ def value_results(a: Assumptions, r: Results) -> list[Declaration]:
                tv),
     ]
 # fmt: on
+
+
+def _finite(x) -> float:
+    """A value the sheet writes as minus unbounded where the model has minus infinity."""
+    v = _v(x)
+    return -UNBOUNDED if v == -np.inf else v
 
 
 def _den0(v_s: float, v_f: float, big0: float) -> float:
