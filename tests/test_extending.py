@@ -488,7 +488,7 @@ EXTRA_SHEET = [
         SHEET,
         "econ/report/sheets.py",
         (),
-        r"^def checks_sheet\(",
+        r"^def cover_sheet\(",
         f'''def key_figures_sheet(book: Book, ws, head: dict) -> None:
     """NPV and payback on one printed page: live formulas on the named results."""
     s = book.styles
@@ -510,7 +510,7 @@ EXTRA_SHEET = [
         SHEET,
         "econ/report/sheets.py",
         ("sheet_order",),
-        r'^    names = \[.*"Payback"\]\n',
+        r'^    names \+= \["Payback"\]\n',
         f'    names.append("{NEW_SHEET}")\n',
     ),
     Edit(
@@ -524,9 +524,9 @@ EXTRA_SHEET = [
     Edit(
         SHEET,
         "econ/report/sheets.py",
-        ("build", "print_setup"),
-        r'"narrow" if name in \("Cover", "Checks"',
-        f'"narrow" if name in ("Cover", "Checks", "{NEW_SHEET}"',
+        ("print_all", "PROTECTED"),
+        r'^PROTECTED = \("Cover",',
+        f'PROTECTED = ("{NEW_SHEET}", "Cover",',
         how="replace",
     ),
     Edit(

@@ -777,7 +777,10 @@ def served_block(book: Book, b: Block, a: Assumptions, r: Results) -> None:
     for name, label, unit, value, fmt in marked:
         b.ws.write_string(b.row, 0, label, s("label"))
         b.ws.write_string(b.row, 1, unit, s("unit"))
-        b.ws.write_number(b.row, 2, value, s(fmt, "rerun"))
+        if np.isfinite(value):
+            b.ws.write_number(b.row, 2, value, s(fmt, "rerun"))
+        else:  # none in the run (a tier not offered has no served speed)
+            b.ws.write_blank(b.row, 2, None, s(fmt, "rerun"))
         book.name(name, absolute(SHEET, b.row, 2))
         book.marked.append((name, label, unit))
         book.marked_values[name] = value

@@ -28,7 +28,8 @@ ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Bre
 
 def sheet_order(analysis: dict) -> list[str]:
     names = ["Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue"]
-    names += ["Payback", "Annual"]
+    names += ["Payback"]
+    names.append("Annual")  # the monthly chain by year, after the calculations
     if "tornado" in analysis:
         names.append("Tornado")
     if "grids" in analysis and len(analysis["grids"]):
