@@ -19,12 +19,15 @@ from econ.cli import build_parser, main
 
 SHEETS = [
     "Cover",
+    "Contents",
     "Assumptions",
     "Tables",
     "Capacity",
+    "Market",
     "Costs",
     "Revenue",
     "Payback",
+    "Annual",
     "Tornado",
     "Grid",
     "Monte Carlo",

@@ -361,25 +361,19 @@ REVENUE_STREAM = [
     ),
     Edit(
         STREAM,
-        "econ/report/chain.py",
-        ("revenue_sheet", "tl.row"),
-        r'^        row0\(r\.api_revenue\),\n        "usd_m",\n    \)\n',
-        f"""    tl.row(
-        "toy",
-        "{TOY_LABEL}",
-        "USD",
-        lambda k: f"{{R('in_term', k)}}*{{N('{KEY}')}}",
-        row0(r.toy_revenue),
-        "usd_m",
-    )
+        "econ/report/revenue_rows.py",
+        ("stream_rows", "Row"),
+        r'^        Section\("Incremental revenue"\),\n',
+        f"""        Row("toy", "{TOY_LABEL}", "USD", "usd_m", "[in_term]*{KEY.replace('.', '_')}",
+            row0(r.toy_revenue)),
 """,
     ),
     Edit(
         STREAM,
         "econ/report/chain.py",
-        ("payback_sheet", "inflow"),
-        r"\{RV\('api', k\)\}\)\*\{keep\}",
-        r"{RV('api', k)}+{RV('toy', k)})*{keep}",
+        ("cash_rows", "inflow"),
+        r"\[revenue\.api\]\)\*\{KEEP\}",
+        r"[revenue.api]+[revenue.toy])*{KEEP}",
         how="replace",
     ),
     Edit(
@@ -494,7 +488,7 @@ EXTRA_SHEET = [
         SHEET,
         "econ/report/sheets.py",
         (),
-        r"^def checks_sheet\(",
+        r"^def cover_sheet\(",
         f'''def key_figures_sheet(book: Book, ws, head: dict) -> None:
     """NPV and payback on one printed page: live formulas on the named results."""
     s = book.styles
@@ -516,7 +510,7 @@ EXTRA_SHEET = [
         SHEET,
         "econ/report/sheets.py",
         ("sheet_order",),
-        r'^    names = \[.*"Payback"\]\n',
+        r'^    names \+= \["Payback"\]\n',
         f'    names.append("{NEW_SHEET}")\n',
     ),
     Edit(
@@ -530,9 +524,9 @@ EXTRA_SHEET = [
     Edit(
         SHEET,
         "econ/report/sheets.py",
-        ("build", "print_setup"),
-        r'"narrow" if name in \("Cover", "Checks"',
-        f'"narrow" if name in ("Cover", "Checks", "{NEW_SHEET}"',
+        ("print_all", "PROTECTED"),
+        r'^PROTECTED = \("Cover",',
+        f'PROTECTED = ("{NEW_SHEET}", "Cover",',
         how="replace",
     ),
     Edit(

@@ -19,3 +19,12 @@ def row_texts(wb: openpyxl.Workbook, name: str) -> list:
     """Every value on the row of a named cell (its label, unit, source, note ...)."""
     c = named_cell(wb, name)
     return [x.value for x in c.parent[c.row]]
+
+
+def named_range(wb: openpyxl.Workbook, name: str) -> list:
+    """The cells a defined name refers to, row by row (a timeline row: months 0..120)."""
+    sheet, ref = wb.defined_names[name].attr_text.split("!")
+    cells = wb[sheet.strip("'")][ref.replace("$", "")]
+    if not isinstance(cells, tuple):  # one cell
+        return [cells]
+    return [c for row in cells for c in (row if isinstance(row, tuple) else (row,))]

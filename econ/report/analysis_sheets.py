@@ -53,12 +53,12 @@ def _head(book: Book, ws, title: str, note: str, what: str) -> int:
     return 4
 
 
-def _section(book: Book, ws, row: int, title: str) -> None:
-    """A block's title; the printout starts a page there (but for the sheet's first block), so
-    that a block's chart is never cut across pages."""
+def _section(book: Book, ws, row: int, title: str, page: bool = True) -> None:
+    """A block's title; with ``page`` the printout starts a page there (but for the sheet's
+    first block), so that a block's chart is never cut across pages."""
     ws.write_string(row, 0, title, book.styles("section"))
     breaks = book.cells.setdefault("page_breaks", {}).setdefault(ws.name, [])
-    if row > 6:
+    if row > 6 and page:
         breaks.append(row)
 
 
@@ -113,7 +113,7 @@ def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         "the tornado of data/sensitivity.csv",
     )
     ws.set_column(0, 0, 44)
-    ws.set_column(1, 10, 15)
+    ws.set_column(1, 10, 12)
     for output in ("npv_usd", "payback_months", "irr_annual"):
         part = df[df["output"] == output].reset_index(drop=True)
         fmt = OUTPUT_FORMATS[output]
@@ -193,6 +193,7 @@ def grid_sheet(book: Book, ws, df: pd.DataFrame) -> None:
                 ws,
                 row,
                 f"{gid}: {OUTPUT_LABELS[output]} (rows {label(yk)}, columns {label(xk)})",
+                page=False,  # tables without charts run on from page to page
             )
             row += 1
             ws.write_string(row, 0, f"rows: {yk}; columns: {xk}", s("h"))
@@ -555,7 +556,7 @@ def samples_sheet(book: Book, ws, mc: dict) -> None:
         for j in range(values.shape[1]):
             write_cell(ws, 5 + i, j, values[i, j], s("g"))
     ws.freeze_panes(5, 0)
-    ws.print_area(0, 0, 2, 6)  # the title only: the rows are for reading on screen
+    # for the screen: the workbook hides the sheet, so it does not print
 
 
 def sobol_sheet(book: Book, ws, df: pd.DataFrame) -> None:
@@ -580,6 +581,7 @@ def sobol_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         {c: "num2" for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high")},
     )
     n = min(TOP, len(df))
+    book.cells["sobol_print_area"] = f"A1:I{top + len(df) + 1}"  # the table; the chart on screen
     chart = book.wb.add_chart({"type": "bar"})
     cols = list(df.columns)
     for name, col, color in (("first order S1", "S1", "#2E75B6"), ("total ST", "ST", "#C00000")):

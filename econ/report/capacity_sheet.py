@@ -20,6 +20,12 @@ from econ.report.workbook import write_cell, write_formula
 from econ.report.xl import Book, absolute, banner, column_range, excel_name
 
 SHEET = "Capacity"
+FRONTIER_COLUMNS = (
+    "frontier_ids",
+    "frontier_platform",
+    "frontier_tokens_per_s_per_user",
+    "frontier_tokens_per_s_per_mw",
+)
 
 HW_FIELDS = (
     "memory_gb",
@@ -87,9 +93,9 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         "in log-log space, the physics envelope, and the throughput that feeds the money.",
         s("note"),
     )
-    ws.set_column(0, 0, 52)
-    ws.set_column(1, 1, 16)
-    ws.set_column(2, 13, 14)
+    ws.set_column(0, 0, 46)
+    ws.set_column(1, 1, 13)
+    ws.set_column(2, 13, 10)
     b = Block(book, ws, 2)
     b.title("The contract platform")
     b.put("cap_platform", "Contract platform", "id", _n("contract.platform"), plat, "text")
@@ -114,7 +120,7 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
 
     # ---- the frontier's PCHIP, one row per point of frontier.csv (all platforms)
     b.title("Frontier curves in log-log space (PCHIP knots; rows as on Tables)")
-    top_a, bottom_a = book.cells["frontier.rows"]
+    _ = book.cells["frontier.rows"]  # Tables is written first
     ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
     head = [
         "Point",
@@ -137,13 +143,13 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
     pos = {p: 0 for p in a.platforms()}
     for n_row, fid in enumerate(ids):
         r_ = top + n_row
-        src = top_a + n_row
         p = a.values[f"frontier.{fid}.platform"]
         k = knots[p]
         i = pos[p]
         pos[p] += 1
         npts = len(k["x"])
-        A = lambda col, src=src: f"'Tables'!{xl_rowcol_to_cell(src, col)}"  # noqa: E731
+        n_at = n_row + 1  # the point's place in frontier.csv's columns on Tables (by name)
+        A = lambda col, n_at=n_at: f"INDEX({FRONTIER_COLUMNS[col]},{n_at})"  # noqa: E731
         c = lambda col, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, col)  # noqa: E731
         write_formula(ws, r_, 0, f"={A(0)}", fid, s("key"))
         write_formula(ws, r_, 1, f"={A(1)}", p, s("key"))
@@ -278,13 +284,38 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
         data_thr = tables.data_throughput(a, plat, s_t)
         b.put(
             f"cap_data_{tier}",
-            "Throughput on the data curve x curve scale",
+            "Throughput on the data curve x curve scale (blank: off the curve)",
             "tokens/s/MW",
-            f"IF({covers},cap_frontier_scale*IF({n}=1,INDEX(pchip_throughput,{first}),EXP({herm})),NA())",
+            f'IF({covers},cap_frontier_scale*IF({n}=1,INDEX(pchip_throughput,{first}),EXP({herm})),"")',
             data_thr if np.isfinite(data_thr) else "",
             "num",
         )
+    _gpu_curve(book, b, a)
     return _physics_block(book, ws, b, a, r)
+
+
+def _gpu_curve(book: Book, b: Block, a: Assumptions) -> None:
+    """Whether the GPU platform's curve covers the standard and fast speeds (the data basis
+    prices a GPU token from it; section 0.1)."""
+    gpu = str(a.values["capacity.gpu_platform"])
+    xs = [float(a.values[f"frontier.{i}.tokens_per_s_per_user"]) for i in a.frontier_ids(gpu)]
+    ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
+    b.title("The GPU platform's curve (data basis: the GPU cost per token)")
+    b.put("gpu_first", "First point of the GPU platform", "row",
+          "MATCH(capacity_gpu_platform,pchip_platform,0)",
+          float(ids.index(a.frontier_ids(gpu)[0]) + 1) if xs else "", "num")  # fmt: skip
+    b.put("gpu_points", "Points", "points", "COUNTIF(pchip_platform,capacity_gpu_platform)",
+          float(len(xs)), "num")  # fmt: skip
+    b.put("gpu_lo", "Slowest point", "tokens/s/user", "INDEX(pchip_speed,gpu_first)",
+          min(xs) if xs else "", "num")  # fmt: skip
+    b.put("gpu_hi", "Fastest point", "tokens/s/user", "INDEX(pchip_speed,gpu_first+gpu_points-1)",
+          max(xs) if xs else "", "num")  # fmt: skip
+    s_std, s_fast = (a.num(f"tiers.{t}.tokens_per_s") for t in ("standard", "fast"))
+    covers = bool(xs) and all(cap.covers(xs, x) for x in (s_std, s_fast))
+    rng = "{s}>=gpu_lo*(1-constant_cover_rtol),{s}<=gpu_hi*(1+constant_cover_rtol)"
+    both = ",".join(rng.format(s=f"tiers_{t}_tokens_per_s") for t in ("standard", "fast"))
+    b.put("gpu_covers", "The curve covers the standard and fast speeds", "TRUE/FALSE",
+          f"IF(gpu_points>0,AND({both}),FALSE)", covers, "bool")  # fmt: skip
 
 
 def _slope_formula(c) -> str:
@@ -541,40 +572,19 @@ def _physics_block(book: Book, ws, b: Block, a: Assumptions, r: Results) -> int:
                 write_formula(ws, rr, 1 + jj, formula, val, s("num_feasible"))
         grid = f"{xl_rowcol_to_cell(hrow + 1, 1)}:{xl_rowcol_to_cell(hrow + len(terms), len(physics.SPEED_MULTIPLIERS))}"
         b.row = hrow + len(terms) + 1
-        phys = float(tables.envelope(a, plat, s_t).throughput[0])
+        # the envelope over the layouts shown (version 2's multiples of k_min): an illustration;
+        # econ's envelope takes the stage candidates of section 0.1 (Capacity snapshot below)
+        compute = float(physics.compute_bound(m, ch))
+        phys = min(max(0.0, best), compute) * float(physics.per_mw(ch, a.num("facility.pue")))
         b.put(
             f"phys_envelope_{tier}",
-            f"Physics envelope at the {tier} speed",
+            f"Physics envelope at the {tier} tier speed over the layouts above (illustration)",
             "tokens/s/MW",
             f"MIN(MAX(0,MAX({grid})),phys_compute)*phys_per_mw",
             phys,
             "num",
         )
-    b.title("Throughput that feeds the money (capacity.basis)")
-    thr_u = float(r.throughput_per_mw[0])
-    thr_s = float(r.throughput_per_mw_standard[0])
-    b.put(
-        "thr_ultrafast",
-        "Thr* at the ultrafast speed",
-        "tokens/s/MW",
-        f'IF({_n("capacity.basis")}="physics",phys_envelope_ultrafast,cap_data_ultrafast)',
-        thr_u,
-        "num",
-    )
-    b.put(
-        "thr_standard",
-        "Thr* at the standard speed",
-        "tokens/s/MW",
-        f'IF({_n("capacity.basis")}="physics",phys_envelope_standard,cap_data_standard)',
-        thr_s,
-        "num",
-    )
-    book.matches.append(
-        ("Throughput at the ultrafast speed [tokens/s/MW]", thr_u, "thr_ultrafast", "num")
-    )
-    book.matches.append(
-        ("Throughput at the standard speed [tokens/s/MW]", thr_s, "thr_standard", "num")
-    )
+    served_block(book, b, a, r)
     # agent task time, live
     b.title("Agent task: sequential calls at each tier's speed (live)")
     for tier in a.tier_ids():
@@ -609,6 +619,7 @@ def snapshot_block(book: Book, ws, row: int, a: Assumptions, analysis: dict) -> 
     """Every platform at every tier speed, the frontier audit, the calibration and the public
     speeds: values of the run, under a banner."""
     s = book.styles
+    book.cells["capacity_live_end"] = row  # the snapshots below are for the screen
     row += 1
     banner(ws, book, row, "the tables below (every platform, the audit, the calibration)")
     row += 2
@@ -726,3 +737,63 @@ def _frontier_chart(book: Book, ws, a: Assumptions, curves, speeds, row: int) ->
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 900, "height": 560})
     ws.insert_chart(chart_row, 0, chart)
+
+
+MARKED_NOTE = (
+    "Values of the econ run (purple on grey: rerun econ after changing the platforms, the basis, "
+    "hardware, the served model, the frontier or the tier speeds): the served speed that "
+    "maximises the NPV over the candidates and the realisation factor eta of the transferred "
+    "basis are computed by econ, not by the sheet."
+)
+
+
+def served_block(book: Book, b: Block, a: Assumptions, r: Results) -> None:
+    """The served model of the run (section 0.1): served speeds, throughputs that feed the money,
+    GPU cost per output token, ceilings and realisation factors. Marked values, each named and
+    listed in the inventory (Checks); the GPU cost follows capacity.gpu_cost_per_mtok_usd live."""
+    s = book.styles
+    b.title("The served model of the econ run: what feeds the money (section 0.1)")
+    b.ws.write_string(b.row, 0, MARKED_NOTE, s("note"))
+    b.row += 1
+    v = lambda x: float(np.asarray(x, float).reshape(-1)[0])  # noqa: E731
+    offered = 1.0 if np.isfinite(v(r.served_multiplier)) else 0.0
+    served_u = v(r.served_tokens_per_s_ultrafast)
+    if not np.isfinite(served_u):  # not offered: no ultrafast use; the tier speed keeps units
+        served_u = a.num("tiers.ultrafast.tokens_per_s")
+    marked = [
+        ("served_standard", "Standard tier's served speed", "tokens/s/user", v(r.served_tokens_per_s_standard), "num1"),
+        ("served_fast", "Fast tier's served speed", "tokens/s/user", v(r.served_tokens_per_s_fast), "num1"),
+        ("served_ultrafast", "Ultrafast tier's served speed on the contract platform (not offered: the tier speed)", "tokens/s/user", served_u, "num1"),
+        ("ultrafast_offered", "The contract serves the ultrafast tier (1 = yes)", "flag", offered, "num"),
+        ("thr_ultrafast", "Thr* at the served ultrafast speed (0: not offered)", "tokens/s/MW", v(r.throughput_per_mw), "num"),
+        ("thr_standard", "Thr* at the standard tier's served speed (backfill)", "tokens/s/MW", v(r.throughput_per_mw_standard), "num"),
+        ("gpu_cost_standard_run", "GPU cost of a standard output token, g$_std (the run)", "USD per 1M tokens", v(r.gpu_cost_standard), "usd2"),
+        ("gpu_cost_fast_run", "GPU cost of a fast output token, g$_fast (the run)", "USD per 1M tokens", v(r.gpu_cost_fast), "usd2"),
+        ("ceiling_contract", "Per-user ceiling on the contract platform", "tokens/s/user", v(r.ceiling_contract), "num"),
+        ("ceiling_gpu", "Per-user ceiling on the GPU platform", "tokens/s/user", v(r.ceiling_gpu), "num"),
+        *[(f"eta_{k}", f"Realisation factor eta of {k} (transferred basis)", "-", v(x), "num4")
+          for k, x in sorted((k.removeprefix("eta."), x) for k, x in r.parts.items() if k.startswith("eta."))],
+    ]  # fmt: skip
+    for name, label, unit, value, fmt in marked:
+        b.ws.write_string(b.row, 0, label, s("label"))
+        b.ws.write_string(b.row, 1, unit, s("unit"))
+        if np.isfinite(value):
+            b.ws.write_number(b.row, 2, value, s(fmt, "rerun"))
+        else:  # none in the run (a tier not offered has no served speed)
+            b.ws.write_blank(b.row, 2, None, s(fmt, "rerun"))
+        book.name(name, absolute(SHEET, b.row, 2))
+        book.marked.append((name, label, unit))
+        book.marked_values[name] = value
+        b.row += 1
+    for tier in ("standard", "fast"):
+        b.put(
+            f"gpu_cost_{tier}",
+            f"GPU cost of a {tier} output token, g$ (capacity.gpu_cost_per_mtok_usd when set)",
+            "USD per 1M tokens",
+            f"IF(ISNUMBER(capacity_gpu_cost_per_mtok_usd),capacity_gpu_cost_per_mtok_usd,gpu_cost_{tier}_run)",
+            v(getattr(r, f"gpu_cost_{tier}")),
+            "usd2",
+        )
+    for name, label in (("thr_ultrafast", "Throughput at the served ultrafast speed [tokens/s/MW]"),
+                        ("thr_standard", "Throughput at the standard served speed [tokens/s/MW]")):
+        book.matches.append((label, v(getattr(r, "throughput_per_mw" if name == "thr_ultrafast" else "throughput_per_mw_standard")), name, "num"))

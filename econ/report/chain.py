@@ -2,22 +2,37 @@
 demand, adoption, Pro stocks, revenue, backfill, the GPU-fleet boundary), Costs (rent, buying
 the same capacity, the lessor's yield) and Payback (cash, NPV, terminal value, IRR, payback).
 
-Every row has one formula along months 1..120 and an opening column for month 0; flows
-beyond the horizon are 0 (the in-horizon flag), so any horizon from the term to 120 months
-recomputes. Each formula stores the Python model's value.
+Each sheet is a list of row declarations (econ/report/rows.py): one formula along months
+1..120 and an opening column for month 0, with the Python model's values; flows beyond the
+horizon are 0 (the in-horizon flag), so any horizon from the term to 120 months recomputes.
+The declarations are tables, one row a line or two: kept out of the formatter's reach.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 
 import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.model import Results
 from econ.payback import BISECTION_STEPS, irr_trace, irr_unique, mirr
+from econ.report import revenue_rows
+from econ.report.rows import (
+    Check,
+    Declaration,
+    Result,
+    Row,
+    Section,
+    Solver,
+    blank,
+    held,
+    months,
+    render,
+    row0,
+)
 from econ.report.workbook import write_formula
-from econ.report.xl import FIRST_COL, MONTHS, Book, Timeline, absolute, excel_name, pad_months
+from econ.report.xl import MONTHS, Book, Timeline, excel_name, pad_months
 
 SPM = "constant_seconds_per_month"
 SPW = "constant_seconds_per_week"
@@ -27,1110 +42,411 @@ def N(key: str) -> str:
     return excel_name(key)
 
 
-def calendar(tl: Timeline, a: Assumptions) -> None:
+# fmt: off
+def calendar(a: Assumptions) -> list[Declaration]:
     """The flags every timeline sheet carries: in the horizon, in the term (1 = yes)."""
-    H = int(a.values["horizon.months"])
-    T = int(a.values["contract.term_months"])
-    m = np.arange(MONTHS + 1)
-    for name, label, key, upto in (
-        ("in_horizon", "In the horizon (1 = yes)", "horizon.months", H),
-        ("in_term", "In the term (1 = yes)", "contract.term_months", T),
+    m = months()
+    out: list[Declaration] = []
+    for name, label, key in (
+        ("in_horizon", "In the horizon (1 = yes)", "horizon.months"),
+        ("in_term", "In the term (1 = yes)", "contract.term_months"),
     ):
-        make = lambda k, key=key: f"IF(AND({tl.month(k)}>=1,{tl.month(k)}<={N(key)}),1,0)"  # noqa: E731
-        tl.row(
-            name,
-            label,
-            "flag",
-            make,
-            ((m >= 1) & (m <= upto)).astype(float),
-            "num",
-            opening=lambda make=make: make(0),
-        )
+        flag = f"IF(AND({{m}}>=1,{{m}}<={N(key)}),1,0)"
+        value = ((m >= 1) & (m <= int(a.values[key]))).astype(float)
+        out.append(Row(name, label, "flag", "num", flag, value, opening=flag))
+    return out
+
 
 
 def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
+    """Revenue: capacity online, demand per user, the API, the value of a subscriber, the MW by
+    use each month, the Pro stocks with and without the deal, revenue, backfill, the GPU fleet."""
     s = book.styles
-    P = r.parts
-    ws.write_string(
-        0,
-        0,
-        "Revenue: capacity, quota burn, Pro conversion, the API, backfill and the GPU fleet (live formulas)",
-        s("title"),
-    )
-    ws.write_string(
-        1,
-        0,
-        "One formula along months 1..120 on the named inputs of Assumptions; month 0 holds opening values; flows are 0 beyond the horizon.",
-        s("note"),
-    )
+    title = "Revenue: capacity, quota burn, the API, MW by use, the Pro stocks, backfill and the GPU fleet (live formulas)"
+    ws.write_string(0, 0, title, s("title"))
+    ws.write_string(1, 0, NOTE, s("note"))
     tl = Timeline(book, ws, "Revenue", 4, "revenue")
-    calendar(tl, a)
-    row0 = lambda x: pad_months(x[0])  # noqa: E731 (scenario 0, months 0..120)
-    R = lambda name, k: tl.ref(f"revenue.{name}", k)  # noqa: E731
-    M = tl.month
-    gate = lambda k, expr: f"IF({R('in_horizon', k)}=1,{expr},0)"  # noqa: E731
-    s_u, s_std = N("tiers.ultrafast.tokens_per_s"), N("tiers.standard.tokens_per_s")
-    pta = N("usage.peak_to_average")
-    sigma = N("usage.demand_sigma")
-
-    # the speed factors phi_i, above the timeline
-    ws.write_string(
-        2,
-        0,
-        "Usage factor of each tier's speed, phi = (speed / standard speed) ^ speed elasticity:",
-        s("bold"),
-    )
-    for j, tier in enumerate(a.tier_ids()):
-        ws.write_string(2, 3 + 2 * j, f"phi {tier}", s("bold", align="right"))
-        formula = (
-            f"=EXP({N('usage.speed_elasticity')}*LN({N(f'tiers.{tier}.tokens_per_s')}/{s_std}))"
-        )
-        write_formula(ws, 2, 4 + 2 * j, formula, float(P[f"phi.{tier}"][0]), s("num4"))
-        book.name(f"phi_{tier}", absolute("Revenue", 2, 4 + 2 * j))
-
-    tl.section("Capacity")
-    tl.row(
-        "online",
-        "Share of the contracted MW online",
-        "share",
-        lambda k: gate(
-            k,
-            f"{R('in_term', k)}*IF({N('contract.ramp_months')}>0,MIN(1,{M(k)}/{N('contract.ramp_months')}),1)",
-        ),
-        row0(P["online_share"]),
-        "pct",
-    )
-    tl.row(
-        "mw",
-        "MW online, MW_t",
-        "MW",
-        lambda k: f"{N('contract.mw')}*{R('online', k)}",
-        row0(r.mw_online),
-        "num1",
-        opening=lambda: "0",
-    )
-    tl.row(
-        "streams",
-        "Peak ultrafast streams the contract serves, C_t",
-        "streams",
-        lambda k: f"{R('mw', k)}*thr_ultrafast/{s_u}",
-        row0(r.capacity_streams),
-        "num",
-    )
-
-    tl.section("Demand per user: lognormal weekly demand truncated at the quota")
-    tl.row(
-        "eff",
-        "Token efficiency, e_t",
-        "-",
-        lambda k: gate(
-            k,
-            f"EXP(({M(k)}-1)/constant_months_per_year*LN(1-{N('usage.token_efficiency_gain_annual')}))",
-        ),
-        row0(r.token_efficiency),
-        "num4",
-    )
-    tl.row(
-        "pool",
-        "Plus users, N_t",
-        "users",
-        lambda k: gate(
-            k,
-            f"{N('market.mau')}*{N('market.plus_share_of_mau')}*EXP(({M(k)}-1)*LN(1+{N('market.mau_growth_monthly')}))",
-        ),
-        row0(r.plus_pool),
-        "num",
-    )
-    for plan in ("plus", "pro"):
-        for tier in a.tier_ids():
-            l_make = lambda k, plan=plan, tier=tier: gate(  # noqa: E731
-                k,
-                f"LN({N(f'plans.{plan}.weekly_quota_tokens')}/{N(f'tiers.{tier}.usage_multiplier')})"
-                f"-LN({N(f'plans.{plan}.median_weekly_tokens')}*phi_{tier})-LN({R('eff', k)})",
-            )
-            tl.row(
-                f"l_{plan}_{tier}",
-                f"{plan.capitalize()} on {tier}: l = ln(quota at the tier / median)",
-                "-",
-                l_make,
-                row0(P[f"log_c_over_mu.{plan}.{tier}"]),
-                "num4",
-            )
-            tl.row(
-                f"sf_{plan}_{tier}",
-                f"{plan.capitalize()} on {tier}: share who hit the cap",
-                "share",
-                lambda k, plan=plan, tier=tier: gate(
-                    k, f"NORMSDIST(-{R(f'l_{plan}_{tier}', k)}/{sigma})"
-                ),
-                row0(P[f"{plan}_hit.{tier}"]),
-                "pct",
-            )
-    for plan, tier in (
-        ("plus", "ultrafast"),
-        ("pro", "ultrafast"),
-        ("plus", "standard"),
-        ("pro", "standard"),
-    ):
-        tl.row(
-            f"w_{plan}_{tier}",
-            f"{plan.capitalize()} on {tier}: tokens served a user-week, w",
-            "tokens/week",
-            lambda k, plan=plan, tier=tier: gate(
-                k,
-                f"{N(f'plans.{plan}.median_weekly_tokens')}*phi_{tier}*{R('eff', k)}*(EXP({sigma}^2/2)"
-                f"*NORMSDIST({R(f'l_{plan}_{tier}', k)}/{sigma}-{sigma})+EXP({R(f'l_{plan}_{tier}', k)})*{R(f'sf_{plan}_{tier}', k)})",
-            ),
-            row0(P[f"w_{plan}_{tier}"]),
-            "num",
-        )
-
-    tl.section("The API: served first, up to the capacity", new_page=True)
-    tl.row(
-        "api_wanted",
-        "API tokens wanted, V_t",
-        "tokens/month",
-        lambda k: gate(
-            k,
-            f"{R('in_term', k)}*{N('api.ultrafast_tokens_per_month')}*EXP(-{N('api.price_elasticity')}"
-            f"*LN({N('tiers.ultrafast.price_per_mtok_usd')}/{N('api.reference_price_per_mtok_usd')}))*{R('eff', k)}"
-            f"*IF({N('api.ramp_months')}>0,MIN(1,{M(k)}/{N('api.ramp_months')}),1)",
-        ),
-        row0(r.api_tokens_wanted),
-        "tok_t",
-    )
-    tl.row(
-        "api_streams",
-        "API peak streams, S_api,t",
-        "streams",
-        lambda k: f"MIN({R('streams', k)},{R('api_wanted', k)}/({s_u}*{SPM}/{pta}))",
-        row0(r.api_streams_peak),
-        "num",
-    )
-    tl.row(
-        "api_served",
-        "API tokens served, V*_t",
-        "tokens/month",
-        lambda k: f"{R('api_streams', k)}*{s_u}*{SPM}/{pta}",
-        row0(r.api_tokens_served),
-        "tok_t",
-    )
-    tl.row(
-        "free",
-        "Peak streams left for subscribers",
-        "streams",
-        lambda k: f"MAX({R('streams', k)}-{R('api_streams', k)},0)",
-        row0(P["free_streams"]),
-        "num",
-    )
-
-    tl.section("Ultrafast adoption and the Pro stocks")
-    start = float(a.num("market.pro_subscribers_start"))
-    churn, extra = N("conversion.pro_churn_monthly"), N("conversion.extra_churn_after_term_monthly")
-    base_u, prop = (
-        N("conversion.plus_to_pro_base_monthly"),
-        N("conversion.capped_upgrade_propensity"),
-    )
-    af = N("tiers.fast.adoption")
-    tl.row(
-        "all_adopt",
-        "Average ultrafast streams if every eligible user adopted, A_t",
-        "streams",
-        lambda k: gate(
-            k,
-            f"({R('pool', k)}*{R('w_plus_ultrafast', k)}+{R('pro', k - 1)}*{R('w_pro_ultrafast', k)})/({SPW}*{s_u})",
-        ),
-        row0(P["all_adopt_streams"]),
-        "num",
-    )
-    tl.row(
-        "adoption",
-        "Ultrafast adoption, a_u,t",
-        "share",
-        lambda k: (
-            f"IF({R('all_adopt', k)}*{pta}>0,MIN({R('in_term', k)}*{N('tiers.ultrafast.adoption')},{R('free', k)}/({R('all_adopt', k)}*{pta})),0)"
-        ),
-        row0(r.ultrafast_adoption),
-        "pct",
-    )
-    tl.row(
-        "h0",
-        "Plus cap-hit share without the tier, h0_t",
-        "share",
-        lambda k: gate(k, f"(1-{af})*{R('sf_plus_standard', k)}+{af}*{R('sf_plus_fast', k)}"),
-        row0(r.plus_cap_hit_counterfactual),
-        "pct",
-    )
-    tl.row(
-        "h",
-        "Plus cap-hit share with the tier, h_t",
-        "share",
-        lambda k: gate(
-            k,
-            f"{R('adoption', k)}*({R('sf_plus_ultrafast', k)}-{R('sf_plus_standard', k)})+{R('h0', k)}",
-        ),
-        row0(r.plus_cap_hit),
-        "pct",
-    )
-    tl.row(
-        "pro",
-        "Pro subscribers with the tier, P_t",
-        "users",
-        lambda k: gate(
-            k,
-            f"{R('pro', k - 1)}*(1-{churn})-(1-{R('in_term', k)})*{extra}*MAX({R('pro', k - 1)}-{R('pro0', k - 1)},0)"
-            f"+({base_u}+{prop}*{R('h', k)})*{R('pool', k)}",
-        ),
-        pad_months(r.pro[0], start),
-        "num",
-        opening=lambda: N("market.pro_subscribers_start"),
-    )
-    tl.row(
-        "pro0",
-        "Pro subscribers without it, P0_t",
-        "users",
-        lambda k: gate(
-            k, f"{R('pro0', k - 1)}*(1-{churn})+({base_u}+{prop}*{R('h0', k)})*{R('pool', k)}"
-        ),
-        pad_months(r.pro_counterfactual[0], start),
-        "num",
-        opening=lambda: N("market.pro_subscribers_start"),
-    )
-    tl.row(
-        "dpro",
-        "Incremental Pro subscribers, dP_t",
-        "users",
-        lambda k: f"{R('pro', k)}-{R('pro0', k)}",
-        pad_months(r.incremental_pro[0]),
-        "num",
-        opening=lambda: f"{R('pro', 0)}-{R('pro0', 0)}",
-    )
-    tl.row(
-        "eligible",
-        "Users eligible for the faster tiers, E_t = N_t + P_(t-1)",
-        "users",
-        lambda k: gate(k, f"{R('pool', k)}+{R('pro', k - 1)}"),
-        row0(r.eligible),
-        "num",
-    )
-    tl.row(
-        "pro_h",
-        "Pro cap-hit share with the tier",
-        "share",
-        lambda k: gate(
-            k,
-            f"(1-{af}-{R('adoption', k)})*{R('sf_pro_standard', k)}+{af}*{R('sf_pro_fast', k)}+{R('adoption', k)}*{R('sf_pro_ultrafast', k)}",
-        ),
-        row0(r.pro_cap_hit),
-        "pct",
-    )
-
-    tl.section("Incremental revenue")
-    tl.row(
-        "sub",
-        "Pro upgrades (Pro minus Plus price), sub_t",
-        "USD",
-        lambda k: (
-            f"{R('dpro', k)}*({N('plans.pro.price_usd_month')}-{N('plans.plus.price_usd_month')})"
-        ),
-        row0(r.subscription_revenue),
-        "usd_m",
-    )
-    tl.row(
-        "api",
-        "Ultrafast API premium, api_t",
-        "USD",
-        lambda k: (
-            f"{R('api_served', k)}*({N('tiers.ultrafast.price_per_mtok_usd')}-{N('api.cannibalised_share')}*{N('api.standard_price_per_mtok_usd')})/constant_tokens_per_million"
-        ),
-        row0(r.api_revenue),
-        "usd_m",
-    )
-
-    tl.section("Spare capacity, backfill and the GPU fleet")
-    tl.row(
-        "sub_streams",
-        "Subscribers' peak ultrafast streams",
-        "streams",
-        lambda k: f"{R('adoption', k)}*{R('all_adopt', k)}*{pta}",
-        row0(r.subscriber_streams_peak),
-        "num",
-    )
-    tl.row(
-        "spare",
-        "Spare share of the contract's peak capacity",
-        "share",
-        lambda k: (
-            f"IF({R('streams', k)}>0,MAX(0,1-({R('api_streams', k)}+{R('sub_streams', k)})/{R('streams', k)}),IF({R('mw', k)}>0,1,0))"
-        ),
-        row0(P["spare"]),
-        "pct",
-    )
-    tl.row(
-        "backfill",
-        "Standard tokens backfilled, Bf_t",
-        "tokens/month",
-        lambda k: (
-            f"{R('in_term', k)}*MIN({N('capacity.backfill_tokens_per_month')}*{R('eff', k)},{R('spare', k)}*{R('mw', k)}*thr_standard*{SPM}/{pta})"
-        ),
-        row0(r.backfill_tokens),
-        "tok_t",
-    )
-    g_cost = N("capacity.gpu_cost_per_mtok_usd")
-    tl.row(
-        "backfill_usd",
-        "GPU cost the backfill saves",
-        "USD",
-        lambda k: f"{R('backfill', k)}*{g_cost}/constant_tokens_per_million",
-        row0(r.backfill_usd),
-        "usd_m",
-    )
-    tl.row(
-        "adopter_tokens",
-        "Ultrafast adopters' tokens",
-        "tokens/month",
-        lambda k: f"{R('sub_streams', k)}/{pta}*{s_u}*{SPM}",
-        row0(P["adopter_tokens"]),
-        "tok_t",
-    )
-    tl.row(
-        "moved",
-        "Tokens moved off the GPU fleet",
-        "tokens/month",
-        lambda k: (
-            f"{R('backfill', k)}+{N('api.cannibalised_share')}*{R('api_served', k)}+{R('adopter_tokens', k)}/phi_ultrafast"
-        ),
-        row0(r.tokens_moved_off_gpus),
-        "tok_t",
-    )
-    tl.row(
-        "added",
-        "Tokens the incremental Pro add to the GPU fleet",
-        "tokens/month",
-        lambda k: (
-            f"{R('dpro', k)}*({R('w_pro_standard', k)}-{R('w_plus_standard', k)})*({SPM}/{SPW})"
-        ),
-        row0(r.tokens_added_to_gpus),
-        "tok_t",
-    )
-    tl.row(
-        "gpu",
-        "GPU cost avoided, net, gpu_t",
-        "USD",
-        lambda k: f"({R('moved', k)}-{R('added', k)})*{g_cost}/constant_tokens_per_million",
-        row0(r.gpu_savings),
-        "usd_m",
-    )
-    tl.row(
-        "tokens_served",
-        "Tokens served on the contract, U_t",
-        "tokens/month",
-        lambda k: f"{R('api_served', k)}+{R('adopter_tokens', k)}+{R('backfill', k)}",
-        row0(r.tokens_served),
-        "tok_t",
-    )
-    util = pad_months(r.utilization[0])
-    util[r.utilization.shape[1] + 1 :] = np.nan  # no MW online beyond the horizon either
-    util[0] = np.nan
-    tl.row(
-        "util",
-        "Average utilisation of the contract (blank with no MW online)",
-        "share",
-        lambda k: (
-            f"IF({R('mw', k)}>0,IF({R('streams', k)}>0,({R('api_streams', k)}+{R('sub_streams', k)})/({pta}*{R('streams', k)}),0)"
-            f'+IF({R("mw", k)}*thr_standard>0,{R("backfill", k)}/({R("mw", k)}*thr_standard*{SPM}),0),"")'
-        ),
-        util,
-        "pct",
-    )
+    render(tl, calendar(a))
+    for part in revenue_rows.ROWS:
+        render(tl, part(a, r))
     return tl
+
+
+NOTE = "One formula along months 1..120 on the named inputs of Assumptions and the scalars of Capacity and Market; month 0 holds opening values; flows are 0 beyond the horizon."
 
 
 def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> Timeline:
+    """Costs: the rent, and buying the same capacity instead (section 7)."""
     s = book.styles
-    rb = analysis["rent_vs_buy"]
-    flows = analysis["cost_flows"]
-    ws.write_string(
-        0, 0, "Costs: the rent, and buying the same capacity instead (live formulas)", s("title")
-    )
-    ws.write_string(
-        1,
-        0,
-        "Buying serves the same months as the rent (the term) on the same facility MW; its capex is spent as the MW come online, at the end of the month before.",
-        s("note"),
-    )
+    title = "Costs: the rent, and buying the same capacity instead (live formulas)"
+    ws.write_string(0, 0, title, s("title"))
+    ws.write_string(1, 0, COSTS_NOTE, s("note"))
     tl = Timeline(book, ws, "Costs", 4, "costs")
-    calendar(tl, a)
-    R = lambda name, k: tl.ref(f"costs.{name}", k)  # noqa: E731
-    M = tl.month
-    H = int(a.values["horizon.months"])
-    T = int(a.values["contract.term_months"])
-    hw_price = "cap_price_usd"
-    tl.section("Rent")
-    tl.row(
-        "mw",
-        "MW online (from Revenue)",
-        "MW",
-        lambda k: tl.ref("revenue.mw", k),
-        pad_months(r.mw_online[0]),
-        "num1",
-        opening=lambda: "0",
-    )
-    d_pad = pad_months(r.discount[0], 1.0)
-    tl.row(
-        "d",
-        "Discount factor, d_t",
-        "-",
-        lambda k: (
-            f"{R('in_horizon', k)}*EXP(-{M(k)}/constant_months_per_year*LN(1+{N('finance.discount_rate_annual')}))"
-        ),
-        d_pad,
-        "num4",
-        opening=lambda: (
-            f"EXP(-{M(0)}/constant_months_per_year*LN(1+{N('finance.discount_rate_annual')}))"
-        ),
-    )
-    pad_, value, term = (
-        N("contract.pay_as_delivered"),
-        N("contract.value_usd"),
-        N("contract.term_months"),
-    )
-    mw_span = book.rows["costs.mw"].span()
-    tl.row(
-        "rent",
-        "Rent, R_t (as delivered or flat)",
-        "USD",
-        lambda k: (
-            f"{pad_}*{value}*{R('mw', k)}/SUM({mw_span})+(1-{pad_})*{R('in_term', k)}*{value}/{term}"
-        ),
-        pad_months(r.rent[0]),
-        "usd_m",
-    )
-    tl.section("Buying the same capacity")
-    pue = N("facility.pue")
-    share = flows["buy_capex_share"].to_numpy()
-    tl.row(
-        "capex_share",
-        "Share of the capex spent at the end of the month before",
-        "share",
-        lambda k: f"{R('in_term', k)}*MAX({R('mw', k)}-{R('mw', k - 1)},0)/{N('contract.mw')}",
-        pad_months(share),
-        "pct",
-    )
-    tl.row(
-        "capex",
-        "Capex spent at the end of the month before",
-        "USD",
-        lambda k: f"{R('capex_share', k)}*(buy_hardware_usd+buy_facility_usd)",
-        pad_months(flows["buy_capex_usd_at_previous_month_end"]),
-        "usd_m",
-    )
-    tl.row(
-        "d_before",
-        "Discount factor at the end of the month before",
-        "-",
-        lambda k: f"{R('in_horizon', k)}*{R('d', k - 1)}",
-        pad_months(np.concatenate([[1.0], r.discount[0][:-1]])),
-        "num4",
-    )
-    tl.row(
-        "opex",
-        "Opex: power and maintenance",
-        "USD",
-        lambda k: (
-            f"{R('in_term', k)}*({R('mw', k)}*constant_kw_per_mw*constant_hours_per_month*{N('buy.power_price_usd_per_kwh')}+{N('buy.maintenance_share_annual')}/constant_months_per_year*buy_hardware_usd)"
-        ),
-        pad_months(flows["buy_opex_usd"]),
-        "usd_m",
-    )
-    tl.row(
-        "residual",
-        "Residual value (at the end of the term)",
-        "USD",
-        lambda k: f"IF({M(k)}={term},buy_residual_usd,0)",
-        pad_months(flows["buy_residual_usd"]),
-        "usd_m",
-    )
-    owner = analysis["owner_flows"]
-    tl.row(
-        "owner",
-        "The lessor's cash: - capex, rent - opex, + residual",
-        "USD",
-        lambda k: f"-{R('capex', k + 1)}+{R('rent', k)}-{R('opex', k)}+{R('residual', k)}",
-        np.concatenate([owner, np.zeros(MONTHS + 1 - owner.size)]),
-        "usd_m",
-        opening=lambda: f"-{R('capex', 1)}",
-    )
-    span = lambda name, first=1: book.rows[f"costs.{name}"].span(first)  # noqa: E731
-    dT = f"INDEX({span('d', 0)},{term}+1)"
-    tl.section("Results", narrow=True)
-    tl.scalar(
-        "buy_systems",
-        "Systems bought",
-        "systems",
-        f"{N('contract.mw')}*constant_kw_per_mw/{pue}/cap_power_kw",
-        rb["systems"],
-        "num",
-    )
-    hw = float(rb["systems"]) * a.num(f"hardware.{a.values['contract.platform']}.price_usd")
-    tl.scalar("buy_hardware_usd", "Hardware capex", "USD", f"buy_systems*{hw_price}", hw, "usd_b")
-    fac = a.num("contract.mw") * a.num("buy.facility_capex_usd_per_mw")
-    tl.scalar(
-        "buy_facility_usd",
-        "Facility capex",
-        "USD",
-        f"{N('contract.mw')}*{N('buy.facility_capex_usd_per_mw')}",
-        fac,
-        "usd_b",
-    )
-    tl.scalar(
-        "buy_residual_usd",
-        "Residual value at the end of the term",
-        "USD",
-        f"buy_hardware_usd*MAX(0,1-{term}/(constant_months_per_year*cap_life_years))*{N('buy.resale_share')}"
-        f"+buy_facility_usd*MAX(0,1-{term}/(constant_months_per_year*{N('buy.facility_life_years')}))",
-        rb["buy_residual_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "rent_npv_usd",
-        "NPV of the rent",
-        "USD",
-        f"SUMPRODUCT({span('rent')},{span('d')})",
-        rb["rent_npv_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "buy_npv_usd",
-        "NPV of buying",
-        "USD",
-        f"SUMPRODUCT({span('capex')},{span('d_before')})+SUMPRODUCT({span('opex')},{span('d')})-buy_residual_usd*{dT}",
-        rb["buy_npv_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "rent_usd_per_mw_month",
-        "Rent per MW-month (contract terms)",
-        "USD/MW-month",
-        f"{value}/({N('contract.mw')}*{term})",
-        rb["rent_usd_per_mw_month"],
-        "usd",
-    )
-    tl.scalar(
-        "rent_usd_per_delivered_mw_month",
-        "Rent per delivered MW-month",
-        "USD/MW-month",
-        f"{value}/SUM({span('mw')})",
-        rb["rent_usd_per_delivered_mw_month"],
-        "usd",
-    )
-    tl.scalar(
-        "buy_usd_per_delivered_mw_month",
-        "Buying per delivered MW-month (levelised)",
-        "USD/MW-month",
-        f"buy_npv_usd/SUMPRODUCT({span('mw')},{span('d')})",
-        rb["buy_usd_per_delivered_mw_month"],
-        "usd",
-    )
-    tl.scalar(
-        "buy_npv_at_zero_price_usd",
-        "NPV of buying with free hardware",
-        "USD",
-        f"buy_facility_usd*SUMPRODUCT({span('capex_share')},{span('d_before')})+SUMPRODUCT({span('mw')},{span('in_term')},{span('d')})*constant_kw_per_mw*constant_hours_per_month*{N('buy.power_price_usd_per_kwh')}"
-        f"-buy_facility_usd*MAX(0,1-{term}/(constant_months_per_year*{N('buy.facility_life_years')}))*{dT}",
-        rb["buy_npv_at_zero_price_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "buy_npv_per_usd_of_price",
-        "NPV of buying per dollar of system price",
-        "USD/USD",
-        f"buy_systems*(SUMPRODUCT({span('capex_share')},{span('d_before')})+{N('buy.maintenance_share_annual')}/constant_months_per_year*SUMPRODUCT({span('in_term')},{span('d')})"
-        f"-MAX(0,1-{term}/(constant_months_per_year*cap_life_years))*{N('buy.resale_share')}*{dT})",
-        rb["buy_npv_per_usd_of_price"],
-        "num2",
-    )
-    be = rb["breakeven_system_price_usd"]
-    tl.scalar(
-        "breakeven_system_price_usd",
-        "System price at which buying equals renting (blank: none)",
-        "USD",
-        'IF(AND(buy_npv_per_usd_of_price>0,(rent_npv_usd-buy_npv_at_zero_price_usd)/buy_npv_per_usd_of_price>0),(rent_npv_usd-buy_npv_at_zero_price_usd)/buy_npv_per_usd_of_price,"")',
-        "" if be is None else be,
-        "usd",
-    )
-    trace = irr_trace(analysis["owner_flows"])
-    y_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
-    tl.scalar(
-        "lessor_yield_annual",
-        "The lessor's yield: IRR() from the root the solver below the print area brackets (blank: none)",
-        "1/yr",
-        f'IF(lessor_irr_root="","",(1+IRR({span("owner", 0)},EXP(lessor_irr_root)-1))^constant_months_per_year-1)',
-        y_cached,
-        "pct",
-    )
-    tl.solvers.append(("lessor_irr_root", "The lessor's cash", span("owner", 0), 1, trace))
-    tl.scalar(
-        "rent_and_price_consistent",
-        "Rent and hardware price consistent (yield >= 0)",
-        "TRUE/FALSE",
-        "AND(ISNUMBER(lessor_yield_annual),N(lessor_yield_annual)>=0)",
-        bool(rb["rent_and_price_consistent"]),
-        "bool",
-    )
-    for name, label_, fmt in (
-        ("rent_npv_usd", "NPV of the rent [USD]", "usd"),
-        ("buy_npv_usd", "NPV of buying [USD]", "usd"),
-        ("breakeven_system_price_usd", "Break-even system price [USD]", "usd"),
-        ("lessor_yield_annual", "Lessor's yield [1/yr]", "pct"),
-    ):
-        book.matches.append((label_, rb[name], name, fmt))
-    _ = (H, T)
+    render(tl, calendar(a))
+    render(tl, rent_rows(a, r))
+    render(tl, buy_rows(a, r, analysis))
+    render(tl, buy_results(a, analysis))
+    render(tl, rent_vs_buy_results(a, analysis))
     return tl
 
 
-def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Timeline:
-    s = book.styles
-    P = r.parts
-    ws.write_string(
-        0,
-        0,
-        "Payback: cash flow, cumulative cash, NPV with the Pro tail, IRR, payback (live formulas)",
-        s("title"),
-    )
-    ws.write_string(
-        1,
-        0,
-        "Payback is the lasting recovery: the month after the last month with cumulative cash below zero, interpolated; blank where cash ends short.",
-        s("note"),
-    )
-    tl = Timeline(book, ws, "Payback", 4, "payback")
-    calendar(tl, a)
-    R = lambda name, k: tl.ref(f"payback.{name}", k)  # noqa: E731
-    RV = lambda name, k: tl.ref(f"revenue.{name}", k)  # noqa: E731
-    M = tl.month
-    row0 = lambda x: pad_months(x[0])  # noqa: E731
-    hold = lambda x: pad_months(x[0], 0.0, hold=True)  # noqa: E731
-    keep = f"(1-{N('finance.variable_cost_share')})"
-    tl.section("Cash")
-    tl.row(
-        "inflow",
-        "Revenue net of variable costs, plus GPU cost avoided",
-        "USD",
-        lambda k: f"({RV('sub', k)}+{RV('api', k)})*{keep}+{RV('gpu', k)}",
-        row0(P["inflow"]),
-        "usd_m",
-    )
-    tl.row(
-        "rent", "Rent (from Costs)", "USD", lambda k: tl.ref("costs.rent", k), row0(r.rent), "usd_m"
-    )
-    tl.row(
-        "cf",
-        "Net cash flow, CF_t",
-        "USD",
-        lambda k: f"{R('inflow', k)}-{R('rent', k)}",
-        row0(r.net_cash_flow),
-        "usd_m",
-    )
-    tl.row(
-        "cum",
-        "Cumulative cash, K_t",
-        "USD",
-        lambda k: f"{R('cum', k - 1)}+{R('cf', k)}",
-        hold(r.cumulative_cash),
-        "usd_m",
-        opening=lambda: "0",
-    )
-    tl.row(
-        "d",
-        "Discount factor (from Costs)",
-        "-",
-        lambda k: tl.ref("costs.d", k),
-        pad_months(r.discount[0], 1.0),
-        "num4",
-        opening=lambda: tl.ref("costs.d", 0),
-    )
-    tl.row(
-        "dcf",
-        "Discounted cash flow",
-        "USD",
-        lambda k: f"{R('cf', k)}*{R('d', k)}",
-        row0(r.discounted_cash_flow),
-        "usd_m",
-    )
-    tl.row(
-        "dcum",
-        "Cumulative discounted cash",
-        "USD",
-        lambda k: f"{R('dcum', k - 1)}+{R('dcf', k)}",
-        hold(r.cumulative_discounted_cash),
-        "usd_m",
-        opening=lambda: "0",
-    )
-    tl.row(
-        "last_neg",
-        "Last month with cumulative cash below zero so far",
-        "month",
-        lambda k: f"IF(AND({R('in_horizon', k)}=1,{R('cum', k)}<0),{M(k)},{R('last_neg', k - 1)})",
-        hold(P["last_negative_month"]),
-        "num",
-        opening=lambda: "0",
-    )
-    tl.row(
-        "dlast_neg",
-        "... of cumulative discounted cash",
-        "month",
-        lambda k: (
-            f"IF(AND({R('in_horizon', k)}=1,{R('dcum', k)}<0),{M(k)},{R('dlast_neg', k - 1)})"
-        ),
-        hold(P["last_negative_month_discounted"]),
-        "num",
-        opening=lambda: "0",
-    )
-    H = N("horizon.months")
-    span = lambda name, first=1: book.rows[f"payback.{name}"].span(first)  # noqa: E731
-    rspan = lambda name, first=1: book.rows[f"revenue.{name}"].span(first)  # noqa: E731
-    at = lambda name, month, rows=span: f"INDEX({rows(name, 0)},{month}+1)"  # noqa: E731
-    tv_on = N("finance.terminal_value")
-    tl.row(
-        "irr_flows",
-        "Flows for the IRR: CF_t, with the terminal value at the horizon",
-        "USD",
-        lambda k: f"{R('cf', k)}+IF({M(k)}={H},{tv_on}*terminal_value_usd,0)",
-        row0(P["irr_flows"]),
-        "usd_m",
-        opening=lambda: "0",  # MIRR's first value: nothing at month 0
-    )
-    tl.section("Results", narrow=True)
-    nan = lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else x  # noqa: E731
-    tl.scalar(
-        "cumulative_cash_at_horizon_usd",
-        "Cumulative cash at the horizon",
-        "USD",
-        at("cum", H),
-        head["cumulative_cash_at_horizon_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "cumulative_cash_at_term_usd",
-        "Cumulative cash at the end of the term",
-        "USD",
-        at("cum", N("contract.term_months")),
-        head["cumulative_cash_at_term_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "shortfall_usd",
-        "Shortfall at the horizon",
-        "USD",
-        "MAX(0,-cumulative_cash_at_horizon_usd)",
-        head["shortfall_usd"],
-        "usd_b",
-    )
-    last = float(P["last_negative_month"][0][-1])
-    tl.scalar(
-        "last_negative_month",
-        "Last month with cumulative cash below zero",
-        "month",
-        at("last_neg", H),
-        last,
-        "num",
-    )
-    tl.scalar(
-        "payback_months",
-        "Payback month (lasting recovery; blank: none)",
-        "month",
-        f'IF(last_negative_month=0,0,IF(cumulative_cash_at_horizon_usd<0,"",last_negative_month-{at("cum", "last_negative_month")}/{at("cf", "last_negative_month+1")}))',
-        nan(head["payback_months"]),
-        "num1",
-    )
-    tl.scalar(
-        "pays_back",
-        "Pays back within the horizon",
-        "TRUE/FALSE",
-        "ISNUMBER(payback_months)",
-        head["payback_months"] is not None,
-        "bool",
-    )
-    tl.scalar(
-        "max_deficit_usd",
-        "Peak cash need: the deepest point of cumulative cash",
-        "USD",
-        f"MAX(0,-MIN({span('cum')}))",
-        head["max_deficit_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "max_deficit_month",
-        "... in month (blank: never below zero)",
-        "month",
-        f'IF(max_deficit_usd=0,"",MATCH(MIN({span("cum")}),{span("cum")},0))',
-        "" if head["max_deficit_month"] is None else float(head["max_deficit_month"]),
-        "num",
-    )
-    dlast = float(P["last_negative_month_discounted"][0][-1])
-    tl.scalar(
-        "last_negative_month_discounted",
-        "... of discounted cash",
-        "month",
-        at("dlast_neg", H),
-        dlast,
-        "num",
-    )
-    tl.scalar(
-        "discounted_payback_months",
-        "Discounted payback month (blank: none)",
-        "month",
-        f'IF(last_negative_month_discounted=0,0,IF({at("dcum", H)}<0,"",last_negative_month_discounted-{at("dcum", "last_negative_month_discounted")}/{at("dcf", "last_negative_month_discounted+1")}))',
-        nan(head["discounted_payback_months"]),
-        "num1",
-    )
-    tl.scalar(
-        "monthly_rate",
-        "Monthly discount rate, r_m",
-        "1/month",
-        f"EXP(LN(1+{N('finance.discount_rate_annual')})/constant_months_per_year)-1",
-        float(P["monthly_rate"][0]),
-        "pct3",
-    )
-    tl.scalar(
-        "terminal_margin_usd",
-        "Monthly margin of a Pro upgrade at the horizon, m_H",
-        "USD/month",
-        f"({N('plans.pro.price_usd_month')}-{N('plans.plus.price_usd_month')})*{keep}-({at('w_pro_standard', H, rspan)}-{at('w_plus_standard', H, rspan)})"
-        f"*{SPM}/{SPW}*{N('capacity.gpu_cost_per_mtok_usd')}/constant_tokens_per_million",
-        float(P["terminal_margin"][0]),
-        "usd2",
-    )
-    c = f"({N('conversion.pro_churn_monthly')}+{N('conversion.extra_churn_after_term_monthly')})"
-    tl.scalar(
-        "terminal_value_usd",
-        "Terminal value of the Pro tail at the horizon, TV",
-        "USD",
-        f"{at('dpro', H, rspan)}*terminal_margin_usd*(1-{c})/(monthly_rate+{c})",
-        head["terminal_value_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "npv_without_terminal_value_usd",
-        "NPV without the terminal value",
-        "USD",
-        f"SUM({span('dcf')})",
-        head["npv_without_terminal_value_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "npv_usd",
-        "NPV",
-        "USD",
-        f"npv_without_terminal_value_usd+{tv_on}*terminal_value_usd*{at('d', H)}",
-        head["npv_usd"],
-        "usd_b",
-    )
-    tl.scalar(
-        "npv_at_term_usd",
-        "NPV of the term alone",
-        "USD",
-        f"SUMPRODUCT({span('dcf')},{span('in_term')})",
-        head["npv_at_term_usd"],
-        "usd_b",
-    )
-    trace = irr_trace(P["irr_flows"][0])
-    flows0 = np.asarray(P["irr_flows"][0], float)
-    criterion = (
-        -1 if not ((flows0 > 0).any() and (flows0 < 0).any()) else 1 if irr_unique(flows0) else 0
-    )
-    from xlsxwriter.utility import xl_rowcol_to_cell
+COSTS_NOTE = "Buying serves the same months as the rent (the term) on the same facility MW; its capex is spent as the MW come online, at the end of the month before."
+DISCOUNT = "EXP(-{m}/constant_months_per_year*LN(1+finance_discount_rate_annual))"
 
-    # the IRR's criterion, live: the flows (Descartes) or their running sum up to the horizon
-    # (Norstrom) change sign once, from negative to positive (every negative month before
-    # every positive one)
-    months = (
-        f"'{tl.sheet}'!{xl_rowcol_to_cell(tl.header, FIRST_COL + 1, True, True)}:"
-        f"{xl_rowcol_to_cell(tl.header, FIRST_COL + MONTHS, True, True)}"
-    )
-    f_, k_ = span("irr_flows"), f"({span('cum')}+({months}={H})*{tv_on}*terminal_value_usd)"
+
+def rent_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    return [
+        Section("Rent"),
+        Row("mw", "MW online (from Revenue)", "MW", "num1", "[revenue.mw]", row0(r.mw_online),
+            opening="0"),
+        Row("d", "Discount factor, d_t", "-", "num4", f"[in_horizon]*{DISCOUNT}",
+            pad_months(r.discount[0], 1.0), opening=DISCOUNT),
+        Row("rent", "Rent, R_t (as delivered or flat)", "USD", "usd_m",
+            "contract_pay_as_delivered*contract_value_usd*[mw]/SUM([mw:])"
+            "+(1-contract_pay_as_delivered)*[in_term]*contract_value_usd/contract_term_months",
+            row0(r.rent)),
+    ]
+
+
+def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
+    flows = analysis["cost_flows"]
+    owner = analysis["owner_flows"]
+    return [
+        Section("Buying the same capacity"),
+        Row("capex_share", "Share of the capex spent at the end of the month before", "share",
+            "pct", "[in_term]*MAX([mw]-[mw-1],0)/contract_mw",
+            pad_months(flows["buy_capex_share"].to_numpy())),
+        Row("capex", "Capex spent at the end of the month before", "USD", "usd_m",
+            "[capex_share]*(buy_hardware_usd+buy_facility_usd)",
+            pad_months(flows["buy_capex_usd_at_previous_month_end"])),
+        Row("d_before", "Discount factor at the end of the month before", "-", "num4",
+            "[in_horizon]*[d-1]", pad_months(np.concatenate([[1.0], r.discount[0][:-1]]))),
+        Row("opex", "Opex: power and maintenance", "USD", "usd_m",
+            "[in_term]*([mw]*constant_kw_per_mw*constant_hours_per_month*buy_power_price_usd_per_kwh"
+            "+buy_maintenance_share_annual/constant_months_per_year*buy_hardware_usd)",
+            pad_months(flows["buy_opex_usd"])),
+        Row("residual", "Residual value (at the end of the term)", "USD", "usd_m",
+            "IF({m}=contract_term_months,buy_residual_usd,0)",
+            pad_months(flows["buy_residual_usd"])),
+        Row("owner", "The lessor's cash: - capex, rent - opex, + residual", "USD", "usd_m",
+            "-[capex+1]+[rent]-[opex]+[residual]",
+            np.concatenate([owner, np.zeros(MONTHS + 1 - owner.size)]), opening="-[capex+1]"),
+    ]
+
+
+D_TERM = "[d@contract_term_months]"
+LIFE = "MAX(0,1-contract_term_months/(constant_months_per_year*{life}))"
+
+
+def buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
+    rb = analysis["rent_vs_buy"]
+    hw = float(rb["systems"]) * a.num(f"hardware.{a.values['contract.platform']}.price_usd")
+    fac_life = LIFE.format(life="buy_facility_life_years")
+    return [
+        Section("Results", narrow=True),
+        Result("buy_systems", "Systems bought", "systems", "num",
+               "contract_mw*constant_kw_per_mw/facility_pue/cap_power_kw", rb["systems"]),
+        Result("buy_hardware_usd", "Hardware capex", "USD", "usd_b", "buy_systems*cap_price_usd",
+               hw),
+        Result("buy_facility_usd", "Facility capex", "USD", "usd_b",
+               "contract_mw*buy_facility_capex_usd_per_mw",
+               a.num("contract.mw") * a.num("buy.facility_capex_usd_per_mw")),
+        Result("buy_residual_usd", "Residual value at the end of the term", "USD", "usd_b",
+               f"buy_hardware_usd*{LIFE.format(life='cap_life_years')}*buy_resale_share"
+               f"+buy_facility_usd*{fac_life}", rb["buy_residual_usd"]),
+        Result("rent_npv_usd", "NPV of the rent", "USD", "usd_b", "SUMPRODUCT([rent:],[d:])",
+               rb["rent_npv_usd"], match="NPV of the rent [USD]"),
+        Result("buy_npv_usd", "NPV of buying", "USD", "usd_b",
+               f"SUMPRODUCT([capex:],[d_before:])+SUMPRODUCT([opex:],[d:])-buy_residual_usd*{D_TERM}",
+               rb["buy_npv_usd"], match="NPV of buying [USD]"),
+        Result("rent_usd_per_mw_month", "Rent per MW-month (contract terms)", "USD/MW-month",
+               "usd", "contract_value_usd/(contract_mw*contract_term_months)",
+               rb["rent_usd_per_mw_month"]),
+        Result("rent_usd_per_delivered_mw_month", "Rent per delivered MW-month", "USD/MW-month",
+               "usd", "contract_value_usd/SUM([mw:])", rb["rent_usd_per_delivered_mw_month"]),
+        Result("buy_usd_per_delivered_mw_month", "Buying per delivered MW-month (levelised)",
+               "USD/MW-month", "usd", "buy_npv_usd/SUMPRODUCT([mw:],[d:])",
+               rb["buy_usd_per_delivered_mw_month"]),
+    ]
+
+
+def rent_vs_buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
+    rb = analysis["rent_vs_buy"]
+    trace = irr_trace(analysis["owner_flows"])
+    fac_life = LIFE.format(life="buy_facility_life_years")
+    hw_life = LIFE.format(life="cap_life_years")
+    power = "constant_kw_per_mw*constant_hours_per_month*buy_power_price_usd_per_kwh"
+    be = "(rent_npv_usd-buy_npv_at_zero_price_usd)/buy_npv_per_usd_of_price"
+    return [
+        Result("buy_npv_at_zero_price_usd", "NPV of buying with free hardware", "USD", "usd_b",
+               "buy_facility_usd*SUMPRODUCT([capex_share:],[d_before:])"
+               f"+SUMPRODUCT([mw:],[in_term:],[d:])*{power}-buy_facility_usd*{fac_life}*{D_TERM}",
+               rb["buy_npv_at_zero_price_usd"]),
+        Result("buy_npv_per_usd_of_price", "NPV of buying per dollar of system price", "USD/USD",
+               "num2",
+               "buy_systems*(SUMPRODUCT([capex_share:],[d_before:])+buy_maintenance_share_annual"
+               f"/constant_months_per_year*SUMPRODUCT([in_term:],[d:])-{hw_life}*buy_resale_share*{D_TERM})",
+               rb["buy_npv_per_usd_of_price"]),
+        Result("breakeven_system_price_usd",
+               "System price at which buying equals renting (blank: none)", "USD", "usd",
+               f'IF(AND(buy_npv_per_usd_of_price>0,{be}>0),{be},"")',
+               blank(rb["breakeven_system_price_usd"]), match="Break-even system price [USD]"),
+        Result("lessor_yield_annual",
+               "The lessor's yield: IRR() from the root the solver below the print area brackets (blank: none)",
+               "1/yr", "pct",
+               'IF(lessor_irr_root="","",(1+IRR([owner:0],EXP(lessor_irr_root)-1))^constant_months_per_year-1)',
+               "" if trace.interval is None else float(np.expm1(12 * trace.y)),
+               match="Lessor's yield [1/yr]"),
+        Solver("lessor_irr_root", "The lessor's cash", "[owner:0]", 1, trace),
+        Result("rent_and_price_consistent", "Rent and hardware price consistent (yield >= 0)",
+               "TRUE/FALSE", "bool", "AND(ISNUMBER(lessor_yield_annual),N(lessor_yield_annual)>=0)",
+               bool(rb["rent_and_price_consistent"])),
+    ]
+
+
+def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Timeline:
+    """Payback: cash flow, cumulative cash, NPV with the Pro tail, IRR, payback (section 6)."""
+    s = book.styles
+    title = "Payback: cash flow, cumulative cash, NPV with the Pro tail, IRR, payback (live formulas)"
+    ws.write_string(0, 0, title, s("title"))
+    ws.write_string(1, 0, PAYBACK_NOTE, s("note"))
+    tl = Timeline(book, ws, "Payback", 4, "payback")
+    render(tl, calendar(a) + cash_rows(a, r))
+    for part in (payback_results(a, r, head), npv_results(a, r, head),
+                 capacity_results(a, r, head), bridge(a, r, head)):
+        # blank when the live model cannot compute the choices made (Checks)
+        render(tl, [replace(d, guard=True) if isinstance(d, Result) else d for d in part])
+    return tl
+
+
+PAYBACK_NOTE = "Payback is the lasting recovery: the month after the last month with cumulative cash below zero, interpolated; blank where cash ends short."
+KEEP = "(1-finance_variable_cost_share)"
+USES = ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")
+H = "horizon_months"
+
+
+def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    P = r.parts
+    last_neg = "IF(AND([in_horizon]=1,[{cum}]<0),{{m}},[{name}-1])"
+    return [
+        Section("Cash"),
+        Row("inflow", "Revenue net of variable costs, plus GPU cost avoided", "USD", "usd_m",
+            f"([revenue.sub]+[revenue.api])*{KEEP}+[revenue.gpu]", row0(P["inflow"]),
+            check=Check("Inflow: its total against the streams' totals (Revenue)",
+                        f"(SUM([revenue.sub:])+SUM([revenue.api:]))*{KEEP}+SUM([revenue.gpu:])")),
+        Row("rent", "Rent (from Costs)", "USD", "usd_m", "[costs.rent]", row0(r.rent),
+            check=Check("Rent on Payback: its total against the contract value",
+                        "contract_value_usd")),
+        Row("cf", "Net cash flow, CF_t", "USD", "usd_m", "[inflow]-[rent]",
+            row0(r.net_cash_flow),
+            check=Check("Net cash flow: its total against inflow less rent", "SUM([inflow:])-SUM([rent:])")),
+        Row("cum", "Cumulative cash, K_t", "USD", "usd_m", "[cum-1]+[cf]",
+            held(r.cumulative_cash), opening="0"),
+        Row("d", "Discount factor (from Costs)", "-", "num4", "[costs.d]",
+            pad_months(r.discount[0], 1.0), opening="[costs.d]"),
+        Row("dcf", "Discounted cash flow", "USD", "usd_m", "[cf]*[d]",
+            row0(r.discounted_cash_flow),
+            check=Check("Discounted cash flow: its total against SUMPRODUCT of cash and factors",
+                        "SUMPRODUCT([cf:],[d:])")),
+        Row("dcum", "Cumulative discounted cash", "USD", "usd_m", "[dcum-1]+[dcf]",
+            held(r.cumulative_discounted_cash), opening="0"),
+        Row("last_neg", "Last month with cumulative cash below zero so far", "month", "num",
+            last_neg.format(cum="cum", name="last_neg"), held(P["last_negative_month"]),
+            opening="0"),
+        Row("dlast_neg", "... of cumulative discounted cash", "month", "num",
+            last_neg.format(cum="dcum", name="dlast_neg"),
+            held(P["last_negative_month_discounted"]), opening="0"),
+        Row("irr_flows", "Flows for the IRR: CF_t, with the terminal value at the horizon", "USD",
+            "usd_m", f"[cf]+IF({{m}}={H},finance_terminal_value*N(terminal_value_usd),0)",
+            row0(P["irr_flows"]), opening="0"),  # MIRR's first value: nothing at month 0
+    ]
+
+
+def payback_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
+    P = r.parts
+    pay = ('IF(last_negative_month=0,0,IF(cumulative_cash_at_horizon_usd<0,"",'
+           "last_negative_month-[cum@last_negative_month]/[cf@last_negative_month+1]))")
+    dpay = ('IF(last_negative_month_discounted=0,0,IF([dcum@horizon_months]<0,"",'
+            "last_negative_month_discounted-[dcum@last_negative_month_discounted]"
+            "/[dcf@last_negative_month_discounted+1]))")
+    return [
+        Section("Results", narrow=True),
+        Result("cumulative_cash_at_horizon_usd", "Cumulative cash at the horizon", "USD",
+               "usd_b", f"[cum@{H}]", head["cumulative_cash_at_horizon_usd"]),
+        Result("cumulative_cash_at_term_usd", "Cumulative cash at the end of the term", "USD",
+               "usd_b", "[cum@contract_term_months]", head["cumulative_cash_at_term_usd"]),
+        Result("shortfall_usd", "Shortfall at the horizon", "USD", "usd_b",
+               "MAX(0,-cumulative_cash_at_horizon_usd)", head["shortfall_usd"],
+               match="Shortfall [USD]"),
+        Result("last_negative_month", "Last month with cumulative cash below zero", "month",
+               "num", f"[last_neg@{H}]", float(P["last_negative_month"][0][-1])),
+        Result("payback_months", "Payback month (lasting recovery; blank: none)", "month", "num1",
+               pay, blank(head["payback_months"]), match="Payback month"),
+        Result("pays_back", "Pays back within the horizon", "TRUE/FALSE", "bool",
+               "ISNUMBER(payback_months)", head["payback_months"] is not None),
+        Result("max_deficit_usd", "Peak cash need: the deepest point of cumulative cash", "USD",
+               "usd_b", "MAX(0,-MIN([cum:]))", head["max_deficit_usd"]),
+        Result("max_deficit_month", "... in month (blank: never below zero)", "month", "num",
+               'IF(max_deficit_usd=0,"",MATCH(MIN([cum:]),[cum:],0))',
+               "" if head["max_deficit_month"] is None else float(head["max_deficit_month"])),
+        Result("last_negative_month_discounted", "... of discounted cash", "month", "num",
+               f"[dlast_neg@{H}]", float(P["last_negative_month_discounted"][0][-1])),
+        Result("discounted_payback_months", "Discounted payback month (blank: none)", "month",
+               "num1", dpay, blank(head["discounted_payback_months"]),
+               match="Discounted payback month"),
+    ]
+
+
+def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
+    P = r.parts
+    c = "(conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly)"
+    tv = f"finance_terminal_value*terminal_value_usd*[d@{H}]"
+    trace = irr_trace(P["irr_flows"][0])
+    return [
+        Result("monthly_rate", "Monthly discount rate, r_m", "1/month", "pct3",
+               "EXP(LN(1+finance_discount_rate_annual)/constant_months_per_year)-1",
+               float(P["monthly_rate"][0])),
+        Result("terminal_margin_usd", "Monthly margin of a Pro upgrade at the horizon, m_H",
+               "USD/month", "usd2", f"[revenue.margin@{H}]", float(P["terminal_margin"][0])),
+        Result("terminal_value_usd", "Terminal value of the Pro tail at the horizon, TV", "USD",
+               "usd_b", f"[revenue.dpro@{H}]*terminal_margin_usd*(1-{c})/(monthly_rate+{c})",
+               head["terminal_value_usd"], match="Terminal value [USD]"),
+        Result("npv_without_terminal_value_usd", "NPV without the terminal value", "USD",
+               "usd_b", "SUM([dcf:])", head["npv_without_terminal_value_usd"],
+               match="NPV without the terminal value [USD]"),
+        Result("npv_usd", "NPV", "USD", "usd_b", f"npv_without_terminal_value_usd+{tv}",
+               head["npv_usd"], match="NPV [USD]"),
+        Result("npv_at_term_usd", "NPV of the term alone", "USD", "usd_b",
+               "SUMPRODUCT([dcf:],[in_term:])", head["npv_at_term_usd"]),
+        *irr_results(a, r),
+        Solver("irr_root", "The flows for the IRR", "[irr_flows:]", 0, trace),
+        Result("profitability_index", "Profitability index (1 = break-even)", "-", "num2",
+               f"(SUMPRODUCT([inflow:],[d:])+{tv})/rent_npv_usd", head["profitability_index"],
+               match="Profitability index"),
+        Result("realised_cost_per_mtok_usd", "Realised cost per million tokens served",
+               "USD per 1M tokens", "usd2",
+               'IF(SUM([revenue.tokens_served:])>0,constant_tokens_per_million*SUM([rent:])'
+               '/SUM([revenue.tokens_served:]),"")',
+               head["realised_cost_per_mtok_usd"]),
+        Result("simple_breakeven_pro_users", "Pro users to pay the contract (the articles)",
+               "users", "num",
+               "contract_value_usd/(plans_pro_price_usd_month*contract_term_months)",
+               head["simple_breakeven_pro_users"]),
+        Result("simple_breakeven_share_of_mau", "... as a share of monthly active users", "share",
+               "pct3", "simple_breakeven_pro_users/market_mau",
+               head["simple_breakeven_share_of_mau"]),
+    ]
+
+
+def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
+    """The IRR where a live criterion finds one root that is a rate of return (MODEL.md 0.7:
+    the flows, or their running sum up to H, change sign once from out to in), and MIRR."""
+    P = r.parts
+    flows0 = np.asarray(P["irr_flows"][0], float)
+    trace = irr_trace(flows0)
+    both = (flows0 > 0).any() and (flows0 < 0).any()
+    criterion = -1 if not both else 1 if irr_unique(flows0) else 0
+    months = "timeline_months"
+    k_ = f"([cum:]+({months}={H})*finance_terminal_value*terminal_value_usd)"
 
     def once(x: str) -> str:
         last_neg = f"SUMPRODUCT(MAX(({x}<0)*({months}<={H})*{months}))"
         first_pos = f"SUMPRODUCT(MIN({months}+1E9*(1-({x}>0)*({months}<={H}))))"
         return f"AND({last_neg}>0,{first_pos}<1E9,{last_neg}<{first_pos})"
 
-    tl.scalar(
-        "irr_criterion",
-        "IRR criterion: 1 a unique rate of return (the flows, or their running sum, change sign "
-        "once, from out to in); 0 no meaningful IRR (financing-type or multiple-root flows); "
-        "-1 the flows never change sign",
-        "-",
-        f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,IF(OR({once(f_)},{once(k_)}),1,0))',
-        criterion,
-        "num",
-    )
-    irr_cached = "" if trace.interval is None or criterion != 1 else float(np.expm1(12 * trace.y))
-    tl.scalar(
-        "irr_annual",
-        "IRR, annualised (blank: none or not meaningful; solver below)",
-        "1/yr",
-        f'IF(OR(irr_root="",irr_criterion<>1),"",(1+IRR({span("irr_flows")},EXP(irr_root)-1))'
-        "^constant_months_per_year-1)",
-        irr_cached,
-        "pct",
-    )
-    rm = "monthly_rate"
+    f_ = "[irr_flows:]"
     mirr0 = mirr(flows0, float(P["monthly_rate"][0]))
-    tl.scalar(
-        "mirr_annual",
-        "MIRR, annualised: MIRR of 0 and the flows for the IRR at the monthly discount rate "
-        "(blank: no money out or no money in)",
-        "1/yr",
-        f"IFERROR((1+MIRR(INDEX({span('irr_flows', 0)},1):INDEX({span('irr_flows', 0)},{H}+1),"
-        f'{rm},{rm}))^constant_months_per_year-1,"")',
-        "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),
-        "pct",
-    )
-    tl.solvers.append(("irr_root", "The flows for the IRR", span("irr_flows"), 0, trace))
-    tl.scalar(
-        "profitability_index",
-        "Profitability index (1 = break-even)",
-        "-",
-        f"(SUMPRODUCT({span('inflow')},{span('d')})+{tv_on}*terminal_value_usd*{at('d', H)})/rent_npv_usd",
-        head["profitability_index"],
-        "num2",
-    )
-    tl.scalar(
-        "realised_cost_per_mtok_usd",
-        "Realised cost per million tokens served",
-        "USD per 1M tokens",
-        # blank where nothing is served, as the model's NaN (no #DIV/0!)
-        f'IF(SUM({rspan("tokens_served")})=0,"",'
-        f"constant_tokens_per_million*SUM({span('rent')})/SUM({rspan('tokens_served')}))",
-        head["realised_cost_per_mtok_usd"],
-        "usd2",
-    )
-    tl.scalar(
-        "simple_breakeven_pro_users",
-        "Pro users to pay the contract (the articles)",
-        "users",
-        f"{N('contract.value_usd')}/({N('plans.pro.price_usd_month')}*{N('contract.term_months')})",
-        head["simple_breakeven_pro_users"],
-        "num",
-    )
-    tl.scalar(
-        "simple_breakeven_share_of_mau",
-        "... as a share of monthly active users",
-        "share",
-        f"simple_breakeven_pro_users/{N('market.mau')}",
-        head["simple_breakeven_share_of_mau"],
-        "pct3",
-    )
-    lim = head["capacity_limits"]
-    tl.scalar(
-        "cap_api_tokens_wanted",
-        "API tokens wanted over the term",
-        "tokens",
-        f"SUM({rspan('api_wanted')})",
-        head["totals"]["api_tokens_wanted"],
-        "tok_t",
-    )
-    tl.scalar(
-        "cap_api_tokens_lost",
-        "API tokens turned away for lack of capacity",
-        "tokens",
-        f"IF(SUM({rspan('api_wanted')})-SUM({rspan('api_served')})>constant_check_tolerance*SUM({rspan('api_wanted')}),SUM({rspan('api_wanted')})-SUM({rspan('api_served')}),0)",
-        lim["api_tokens_lost"],
-        "tok_t",
-    )
-    tl.scalar(
-        "cap_adoption_capped_months",
-        "Months the capacity holds adoption below its share",
-        "months",
-        f"SUMPRODUCT({span('in_term')}*({rspan('adoption')}<{N('tiers.ultrafast.adoption')}*(1-constant_check_tolerance)))",
-        lim["adoption_capped_months"],
-        "num",
-    )
-    tl.scalar(
-        "cap_peak_utilization",
-        "Peak utilisation of the contract",
-        "share",
-        f"MAX({rspan('util')})",
-        head["totals"]["peak_utilization"],
-        "pct",
-    )
-    tl.scalar(
-        "cap_term_average_utilization",
-        "Average utilisation over the term, MW-weighted",
-        "share",
-        f"SUMPRODUCT({rspan('util')},{rspan('mw')},{span('in_term')})/SUMPRODUCT({rspan('mw')},{span('in_term')})",
-        head["totals"]["term_average_utilization"],
-        "pct",
-    )
-    tl.scalar(
-        "cap_backfill_capped_months",
-        "Months spare capacity limits the backfill",
-        "months",
-        f"SUMPRODUCT({span('in_term')}*({rspan('backfill')}<{N('capacity.backfill_tokens_per_month')}"
-        f"*{rspan('eff')}*(1-constant_check_tolerance)))",
-        lim["backfill_capped_months"],
-        "num",
-    )
-    _bridge(tl, a, r, head, span, rspan, at)
-    for name, label_, fmt in (
-        ("npv_usd", "NPV [USD]", "usd"),
-        ("npv_without_terminal_value_usd", "NPV without the terminal value [USD]", "usd"),
-        ("terminal_value_usd", "Terminal value [USD]", "usd"),
-        ("payback_months", "Payback month", "num2"),
-        ("discounted_payback_months", "Discounted payback month", "num2"),
-        ("irr_annual", "IRR [1/yr]", "pct"),
-        ("mirr_annual", "MIRR [1/yr]", "pct"),
-        ("profitability_index", "Profitability index", "num2"),
-        ("shortfall_usd", "Shortfall [USD]", "usd"),
-    ):
-        book.matches.append((label_, head[name], name, fmt))
-    return tl
+    return [
+        Result("irr_criterion", "IRR criterion: 1 a unique rate of return (the flows, or their "
+               "running sum, change sign once, from out to in); 0 no meaningful IRR; -1 the flows "
+               "never change sign", "-", "num",
+               f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,IF(OR({once(f_)},{once(k_)}),1,0))',
+               float(criterion)),
+        Result("irr_annual", "IRR, annualised (blank: none or not meaningful; solver below)",
+               "1/yr", "pct",
+               'IF(OR(irr_root="",irr_criterion<>1),"",(1+IRR([irr_flows:],EXP(irr_root)-1))'
+               "^constant_months_per_year-1)",
+               "" if trace.interval is None or criterion != 1 else float(np.expm1(12 * trace.y)),
+               match="IRR [1/yr]"),
+        Result("mirr_annual", "MIRR, annualised: MIRR of 0 and the flows for the IRR at the "
+               "monthly discount rate (blank: no money out or no money in)", "1/yr", "pct",
+               "IFERROR((1+MIRR([irr_flows@0]:[irr_flows@horizon_months],monthly_rate,"
+               'monthly_rate))^constant_months_per_year-1,"")',
+               "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),
+               match="MIRR [1/yr]"),
+    ]
 
 
-def _bridge(tl: Timeline, a: Assumptions, r: Results, head: dict, span, rspan, at) -> None:
+def capacity_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
+    lim, tot = head["capacity_limits"], head["totals"]
+    tol = "constant_check_tolerance"
+    lost = "SUM([revenue.api_wanted:])-SUM([revenue.api_served:])"
+    return [
+        Result("cap_api_tokens_wanted", "API tokens wanted over the term", "tokens", "tok_t",
+               "SUM([revenue.api_wanted:])", tot["api_tokens_wanted"]),
+        Result("cap_api_tokens_lost", "API tokens turned away for lack of capacity", "tokens",
+               "tok_t", f"IF({lost}>{tol}*SUM([revenue.api_wanted:]),{lost},0)",
+               lim["api_tokens_lost"]),
+        Result("cap_adoption_capped_months", "Months the capacity holds adoption below its share",
+               "months", "num",
+               f"SUMPRODUCT([in_term:]*([revenue.adoption:]<tiers_ultrafast_adoption*(1-{tol})))",
+               lim["adoption_capped_months"]),
+        Result("cap_peak_utilization", "Peak utilisation of the contract", "share", "pct",
+               "MAX([revenue.util:])", tot["peak_utilization"]),
+        Result("cap_term_average_utilization", "Average utilisation over the term, MW-weighted",
+               "share", "pct",
+               "SUMPRODUCT([revenue.util:],[revenue.mw:],[in_term:])/SUMPRODUCT([revenue.mw:],[in_term:])",
+               tot["term_average_utilization"]),
+        Result("cap_mw_months_api", "MW-months of the term: api", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_api:],[in_term:])", float(tot["mw_months_api"])),
+        Result("cap_mw_months_subscriber", "MW-months of the term: subscriber", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_subscriber:],[in_term:])", float(tot["mw_months_subscriber"])),
+        Result("cap_mw_months_backfill_peak", "MW-months of the term: backfill peak", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_backfill_peak:],[in_term:])", float(tot["mw_months_backfill_peak"])),
+        Result("cap_mw_months_backfill_flexible", "MW-months of the term: backfill flexible", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_backfill_flexible:],[in_term:])", float(tot["mw_months_backfill_flexible"])),
+        Result("cap_mw_months_idle", "MW-months of the term: idle", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_idle:],[in_term:])", float(tot["mw_months_idle"])),
+        Result("cap_mw_months_total", "MW-months of the term by use, in all (1 if none)", "MW-months",
+               "num", "MAX(1,cap_mw_months_api+cap_mw_months_subscriber+cap_mw_months_backfill_peak"
+               "+cap_mw_months_backfill_flexible+cap_mw_months_idle)",
+               max(1.0, sum(float(tot[f"mw_months_{u}"]) for u in USES))),
+        Result("cap_backfill_capped_months", "Months spare capacity limits the backfill",
+               "months", "num",
+               "SUMPRODUCT([in_term:]*([revenue.backfill:]<capacity_backfill_tokens_per_month"
+               f"*[revenue.eff:]*(1-{tol})))", lim["backfill_capped_months"]),
+    ]
+
+
+def bridge(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
     """From revenue to the NPV in present values: each stream discounted, summing to the NPV
     (a reader can reconcile the answer line by line)."""
     d = r.discount[0]
-    v = a.num("finance.variable_cost_share")
     pv = lambda x: float(np.sum(np.asarray(x)[0] * d))  # noqa: E731
-    H = N("horizon.months")
-    tl.section("Bridge to the NPV: each stream in present value", narrow=True)
-    dsum = lambda row: f"SUMPRODUCT({row},{span('d')})"  # noqa: E731
+    v = a.num("finance.variable_cost_share")
     items = (
-        (
-            "bridge_subscription_usd",
-            "Pro upgrades (subscription revenue)",
-            dsum(rspan("sub")),
-            pv(r.subscription_revenue),
-        ),
-        ("bridge_api_usd", "Ultrafast API premium", dsum(rspan("api")), pv(r.api_revenue)),
-        (
-            "bridge_variable_costs_usd",
-            "less variable costs",
-            f"-{N('finance.variable_cost_share')}*(bridge_subscription_usd+bridge_api_usd)",
-            -v * (pv(r.subscription_revenue) + pv(r.api_revenue)),
-        ),
-        ("bridge_gpu_usd", "GPU cost avoided, net", dsum(rspan("gpu")), pv(r.gpu_savings)),
-        ("bridge_rent_usd", "less rent", f"-{dsum(span('rent'))}", -pv(r.rent)),
-        (
-            "bridge_terminal_value_usd",
-            "Terminal value of the Pro tail",
-            f"{N('finance.terminal_value')}*terminal_value_usd*{at('d', H)}",
-            head["npv_usd"] - head["npv_without_terminal_value_usd"],
-        ),
+        ("bridge_subscription_usd", "Pro upgrades (subscription revenue)",
+         "SUMPRODUCT([revenue.sub:],[d:])", pv(r.subscription_revenue)),
+        ("bridge_api_usd", "Ultrafast API premium", "SUMPRODUCT([revenue.api:],[d:])",
+         pv(r.api_revenue)),
+        ("bridge_variable_costs_usd", "less variable costs",
+         "-finance_variable_cost_share*(bridge_subscription_usd+bridge_api_usd)",
+         -v * (pv(r.subscription_revenue) + pv(r.api_revenue))),
+        ("bridge_gpu_usd", "GPU cost avoided, net", "SUMPRODUCT([revenue.gpu:],[d:])",
+         pv(r.gpu_savings)),
+        ("bridge_rent_usd", "less rent", "-SUMPRODUCT([rent:],[d:])", -pv(r.rent)),
+        ("bridge_terminal_value_usd", "Terminal value of the Pro tail",
+         f"finance_terminal_value*terminal_value_usd*[d@{H}]",
+         head["npv_usd"] - head["npv_without_terminal_value_usd"]),
     )
-    for name, label_, formula, value in items:
-        tl.scalar(name, label_, "USD", formula, value, "usd_b")
-    tl.scalar(
-        "bridge_npv_usd",
-        "NPV (the sum: equals the NPV above)",
-        "USD",
-        "+".join(name for name, *_ in items),
-        sum(value for *_, value in items),
-        "usd_b",
-    )
+    return [
+        Section("Bridge to the NPV: each stream in present value", narrow=True),
+        *(Result(name, label, "USD", "usd_b", f, value) for name, label, f, value in items),
+        Result("bridge_npv_usd", "NPV (the sum: equals the NPV above)", "USD", "usd_b",
+               "+".join(name for name, *_ in items), sum(value for *_, value in items)),
+    ]
+
+# fmt: on
 
 
 def irr_solver(

@@ -48,6 +48,9 @@ CONVENTIONS = (
     ("constant.seconds_per_week", SECONDS_PER_WEEK, "s", "7 days"),
     ("constant.hours_per_month", HOURS_PER_MONTH, "hours", "30.4375 days"),
     ("constant.months_per_year", float(MONTHS_PER_YEAR), "months", ""),
+    ("constant.days_per_week", 7.0, "days", "plan usage from queries a day"),
+    ("constant.ceiling_slack", 1e-12, "-", "tranches: a month this close to a tranche's end is in it"),
+    ("constant.unbounded_value", 1e300, "USD/MW-month", "subscriber streams offered first ('on')"),
     ("constant.kw_per_mw", KW_PER_MW, "kW/MW", ""),
     ("constant.tokens_per_million", TOKENS_PER_MILLION, "tokens", "prices are per million tokens"),
     ("constant.bytes_per_gb", 1e9, "bytes", ""),
@@ -85,19 +88,6 @@ CONVENTIONS = (
 )
 
 
-# Inputs econ uses but the live sheets do not (the capacity table's cost per token, the audit
-# of frontier points measured on another model): styled "rerun econ after changing".
-ECON_ONLY_KEYS = frozenset({"capacity.average_utilization"})
-ECON_ONLY_COLUMNS = frozenset(
-    {"rent_usd_per_hour", "model_params", "model_active_share", "model_bytes_per_param"}
-)
-
-
-def drives_live_sheets(key: str) -> bool:
-    """Whether an input feeds the workbook's live formulas (else: rerun econ after changing)."""
-    return key not in ECON_ONLY_KEYS and key.split(".")[-1] not in ECON_ONLY_COLUMNS
-
-
 def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
     """The run's value of an input at the same address on its hidden mirror sheet."""
     write_cell(run_ws, row, col, value)
@@ -120,7 +110,8 @@ def _input(
             unit, rule.kind if rule else "number", None if value is None else float(value)
         )
     )
-    write_cell(ws, row, col, value, s(fmt, "input" if drives_live_sheets(key) else "rerun"))
+    write_cell(ws, row, col, value, s(fmt, "input"))
+    book.input_cells.append((ws, row, col, key, value, fmt))
     cell = xl_rowcol_to_cell(row, col)
     book.name(excel_name(key), absolute(ws.name, row, col))
     if rule is not None:
@@ -146,7 +137,7 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     ws.set_column(1, 1, 36, s("key"))
     ws.set_column(2, 2, 15)
     ws.set_column(3, 3, 17)
-    ws.set_column(4, 4, 64, s("wrap"))
+    ws.set_column(4, 4, 56, s("wrap"))
     ws.set_column(5, 5, 44, s("wrap"))
     ws.set_column(6, 6, 11)
     changed: list[str] = []
@@ -170,12 +161,12 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         e = a.entries[key] if key in a.entries else a.blanks[key]
         ws.write_string(row, 0, label(key), s("label"))
         ws.write_string(row, 1, key, s("key"))
-        choices = "=hardware_ids" if key == "contract.platform" else None
+        choices = "=hardware_ids" if key in ("contract.platform", "capacity.gpu_platform") else None
         cell = _input(book, ws, run_ws, row, VALUE_COL, key, a, choices)
         ws.write_string(row, 3, e.unit, s("unit"))
         write_cell(ws, row, 4, e.source, s("wrap"))
         write_cell(ws, row, 5, e.note, s("wrap"))
-        fit_row(ws, row, (e.source, 64), (e.note, 44))
+        fit_row(ws, row, (e.source, 56))
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     changed.append(f"COUNTIF({xl_rowcol_to_cell(first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
     row += 2
@@ -183,16 +174,20 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         row, 0, "Conventions (not inputs): the constants the formulas use", s("section")
     )
     row += 1
-    for j, h in enumerate(("Constant", "Name", "Value", "Unit", "Meaning")):
+    for j, h in enumerate(("Constant", "Name", "Value", "Unit", "Meaning", "", "Changed")):
         ws.write_string(row, j, h, s("h"))
+    const_first = row + 1
     for key, value, unit, meaning in CONVENTIONS:
         row += 1
         ws.write_string(row, 0, key.removeprefix("constant.").replace("_", " "), s("label"))
         ws.write_string(row, 1, excel_name(key), s("key"))
         ws.write_number(row, 2, value, s("g", "const"))
+        ws.write_formula(row, 6, f"={xl_rowcol_to_cell(row, 2)}<>{value!r}", s("bool"), False)
         ws.write_string(row, 3, unit, s("unit"))
         ws.write_string(row, 4, meaning, s("note"))
         book.name(excel_name(key), absolute(SHEET, row, 2))
+    book.name("constants_changed_flags", f"'{SHEET}'!$G${const_first + 1}:$G${row + 1}")
+    changed.append("COUNTIF(constants_changed_flags,TRUE)")
     row += 2
     ws.write_string(row, 0, "Inputs changed since the run", s("bold"))
     book.cells["inputs_changed_row"] = row
@@ -232,18 +227,18 @@ def tables_sheet(
     ws.write_string(
         0,
         0,
-        "Tables: plans, tiers, hardware and the throughput curves, with their sources",
+        "Tables: plans, tiers, hardware, the throughput curves and the measured models, with their sources",
         s("title"),
     )
     ws.write_string(1, 0, LEGEND, s("note"))
     ws.set_column(0, 0, 16)
-    ws.set_column(1, 13, 12)
+    ws.set_column(1, 13, 11)
     ws.set_column(14, 14, 60, s("wrap"))
     ws.set_column(15, 15, 40, s("wrap"))
     ws.set_column(16, 16, 11)
     row = 3
     SRC = 14  # source, note and changed at the same columns for every table
-    for table in ("plans", "tiers", "hardware", "frontier"):
+    for table in ("plans", "tiers", "hardware", "frontier", "models"):
         spec = TABLES[table]
         cols = [
             c
@@ -302,6 +297,7 @@ def tables_sheet(
         row += 2
     ws.freeze_panes(3, 1)
     ws.hide_gridlines(2)
+    book.cells["tables_print_end"] = row  # sources and notes (columns O, P) on the screen
     r = book.cells["inputs_changed_row"]
     assumptions_ws.write_formula(r, 2, "=" + "+".join(changed), s("num"), 0)
     book.name("inputs_changed_count", absolute(SHEET, r, 2))
@@ -325,7 +321,8 @@ LEGEND = (
 def _blank_input(book: Book, ws, run_ws, row: int, col: int, key: str, rule) -> None:
     """A blank optional input (a platform rented by the hour only, a link that does not limit)."""
     s = book.styles
-    ws.write_blank(row, col, None, s("g", "input" if drives_live_sheets(key) else "rerun"))
+    ws.write_blank(row, col, None, s("g", "input"))
+    book.input_cells.append((ws, row, col, key, None, "g"))
     book.name(excel_name(key), absolute(ws.name, row, col))
     cell = xl_rowcol_to_cell(row, col)
     v = validation_for(rule, rule.unit, label(key))

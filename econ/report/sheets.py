@@ -15,16 +15,21 @@ from econ.assumptions import Assumptions, path_text
 from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
-from econ.report.summary import cover_sentences
+from econ.report.annual_sheet import annual_sheet, contents_sheet
+from econ.report.checks import CHANGED_FLAG, checks_sheet
+from econ.report.inventory import mark_inputs
+from econ.report.market_sheet import market_sheet
+from econ.report.summary import RATE_TEXT, cover_sentences, rate_words
 from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
-from econ.report.xl import FIRST_COL, Book, Styles, banner, excel_name, print_setup
+from econ.report.xl import FIRST_COL, MONTHS, Book, Styles, banner, print_setup
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
-CHANGED_FLAG = "'Checks'!$C$3"  # where the "inputs changed since the run" flag lives
 
 
 def sheet_order(analysis: dict) -> list[str]:
-    names = ["Cover", "Assumptions", "Tables", "Capacity", "Costs", "Revenue", "Payback"]
+    names = ["Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs", "Revenue"]
+    names += ["Payback"]
+    names.append("Annual")  # the monthly chain by year, after the calculations
     if "tornado" in analysis:
         names.append("Tornado")
     if "grids" in analysis and len(analysis["grids"]):
@@ -50,6 +55,7 @@ def build(
     wb = new_workbook(path)
     run_time = run_info.get("time", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     book = Book(wb, Styles(wb), run_time, a.scenario)
+    book.results = r
     ws = {name: wb.add_worksheet(name) for name in sheet_order(analysis)}
     book.name("inputs_changed_since_run", CHANGED_FLAG)
 
@@ -61,19 +67,17 @@ def build(
         chain.costs_sheet(book, ws["Costs"], a, r, analysis),
         chain.payback_sheet(book, ws["Payback"], a, r, head),
     ]
+    market_sheet(book, ws["Market"], a, r)
     for tl in timelines:
         tl.flush()
-    H = int(a.values["horizon.months"])
-    areas = {}
-    for tl in timelines:  # the months across as many pages as they need; results narrow
-        end = (tl.narrow_from - 1) if tl.narrow_from is not None else tl.next
-        sheet = f"'{tl.sheet}'!"
-        areas[tl.sheet] = [f"{sheet}$A$1:{xl_rowcol_to_cell(end, FIRST_COL + H, True, True)}"]
-        if tl.narrow_from is not None:
-            areas[tl.sheet].append(f"{sheet}$A${tl.narrow_from + 1}:$C${tl.next}")
+        tl.results_end = tl.next
+    header = timelines[0].header  # months 1..120 of the one timeline, for the annual sums
+    book.name("timeline_months", f"'Revenue'!${xl_col_to_name(FIRST_COL + 1)}${header + 1}:"
+              f"${xl_col_to_name(FIRST_COL + MONTHS)}${header + 1}")  # fmt: skip
+    annual_sheet(book, ws["Annual"], a, r)
     payback = timelines[2]
     _payback_chart(book, ws["Payback"], payback, a)
-    areas["Payback"].append(f"'Payback'!$A${payback.next + 2}:$I${payback.next + 24}")
+    book.cells["payback_chart"] = (payback.next + 2, payback.next + 24)
     payback.next += 25
     for tl in timelines:
         tl.next += 1
@@ -88,41 +92,76 @@ def build(
         from econ.explain import write_sheet
 
         write_sheet(book, ws["Explain"], analysis["explain"])
+    mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
+    contents_sheet(book, ws["Contents"], list(ws))
+    for name in PROTECTED:  # no password: Review > Unprotect sheet
+        ws[name].protect("", {"autofilter": False, "sort": False})
+    if "MC samples" in ws:  # for the screen: a hidden sheet does not print
+        ws["MC samples"].hide()
     ws["Run"].hide()
     ws["Run tables"].hide()
-    for name, sheet in ws.items():
-        if name.startswith("Run"):
-            continue
-        if name in areas:
-            print_setup(sheet, book, "timeline")
-            # several ranges (XlsxWriter's print_area takes one): the sheet's own Print_Area name
-            wb.define_name(f"'{name}'!_xlnm.Print_Area", "=" + ",".join(areas[name]))
-        elif name == "Assumptions":
-            # the "changed since the run" flags (column G) are for the screen
-            end = book.cells["assumptions_print_end"]
-            print_setup(sheet, book, "wide", area=f"A1:F{end + 1}")
-        elif name == "Capacity":
-            print_setup(sheet, book, "wide", area=f"A1:T{book.cells['capacity_print_end'] + 1}")
-            sheet.repeat_columns(0)
-            sheet.set_h_pagebreaks([book.cells["capacity_chart_row"]])
-        elif name == "Tables":
-            print_setup(sheet, book, "wide")
-            sheet.repeat_columns(0)  # the row ids beside the sources printed on later pages
-        elif name in book.cells.get("page_breaks", {}):
-            print_setup(sheet, book, "fit", area=_used_area(sheet))
-            sheet.set_h_pagebreaks(book.cells["page_breaks"][name])
-        else:
-            print_setup(sheet, book, "narrow" if name in ("Cover", "Checks") else "wide")
-    for tl in timelines:
-        if tl.breaks:
-            ws[tl.sheet].set_h_pagebreaks(tl.breaks)
+    print_all(book, ws, timelines)
     wb.close()
 
 
+PROTECTED = ("Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs",
+             "Revenue", "Payback", "Annual", "Checks")  # fmt: skip
+# blocks of the analysis sheets that print (the rest are for the screen): 35 pages in all
+PRINTED_BLOCKS = {"Tornado": 1, "Monte Carlo": 1}
+PRINTED_COLUMNS = {"Monte Carlo": "G"}  # the tables; the charts beside them on the screen
+PRINTED_MONTHS = 9  # a timeline prints months 0..9 at 70 % or more; Annual prints every year
+
+
+def print_all(book: Book, ws: dict, timelines: list) -> None:
+    """Print set-up of every sheet: readable at 70 % or more, nothing cut, charts whole."""
+    for tl in timelines:  # the first year and the results; every month is on Annual
+        q = f"'{tl.sheet}'!"  # the rows, then the results under them in the month-0 column
+        last = xl_rowcol_to_cell(tl.results_end - 1, FIRST_COL + PRINTED_MONTHS, True, True)
+        areas = [f"{q}$A$1:{last}"]
+        if tl.sheet == "Payback":
+            top, bottom = book.cells["payback_chart"]
+            areas.append(f"{q}$A${top + 1}:$I${bottom + 1}")
+        print_setup(ws[tl.sheet], book, "fit")
+        book.wb.define_name(f"{q}_xlnm.Print_Area", "=" + ",".join(areas))
+        if tl.breaks:
+            ws[tl.sheet].set_h_pagebreaks(tl.breaks)
+    for name, sheet in ws.items():
+        if name.startswith("Run") or name in ("Revenue", "Costs", "Payback", "MC samples"):
+            continue
+        area = {
+            "Assumptions": f"A1:E{book.cells['assumptions_print_end'] + 1}",
+            "Tables": f"A1:N{book.cells['tables_print_end'] + 1}",
+            "Capacity": f"A1:L{book.cells['capacity_live_end'] + 1}",
+            "Annual": f"A1:L{book.cells['annual_print_end'] + 1}",
+            "Market": f"A1:C{book.cells['market_print_end'] + 1}",
+            "Cover": f"A1:B{book.cells['cover_print_end'] + 1}",
+            "Contents": f"A1:B{book.cells['contents_print_end'] + 1}",
+            "Checks": f"A1:E{book.cells['checks_print_end'] + 1}",
+            "Sobol": book.cells.get("sobol_print_area"),
+            "Break-even": "A1:F" + _used_area(sheet).split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        }.get(name)
+        if name in book.cells.get("page_breaks", {}):
+            breaks = book.cells["page_breaks"][name]
+            area = _used_area(sheet)
+            if len(breaks) >= PRINTED_BLOCKS.get(name, 99):  # the first blocks only
+                k = PRINTED_BLOCKS[name]
+                col = PRINTED_COLUMNS.get(name, "".join(c for c in area.split(":")[1] if c.isalpha()))
+                area = f"A1:{col}{breaks[k - 1]}"
+                breaks = breaks[: k - 1]
+            print_setup(sheet, book, "fit", area=area)
+            sheet.set_h_pagebreaks(breaks)
+        else:
+            print_setup(sheet, book, "fit", area=area)
+        if name == "Market":
+            sheet.fit_to_pages(1, 2)
+        if name in ("Tables", "Capacity"):
+            sheet.repeat_columns(0)
+
+
 def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
-    H = int(a.values["horizon.months"])
+    H = MONTHS  # every month the book allows: a horizon edit redraws the curve
     chart = book.wb.add_chart({"type": "line"})
     for name, label, color, dash in (
         ("payback.cum", "Cumulative cash", "#1F4E79", "solid"),
@@ -139,7 +178,7 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
         )
     chart.set_title(
         {
-            "name": f"Payback curve: cumulative cash by month (live; months 0 to {H}, the run's horizon)"
+            "name": "Payback curve: cumulative cash by month (live; months 0 to 120, flat beyond the horizon)"
         }
     )
     chart.set_x_axis({"name": "month", "label_position": "low", "interval_unit": 6})
@@ -161,230 +200,6 @@ def _used_area(sheet) -> str:
     return f"A1:{xl_col_to_name(last_col)}{(sheet.dim_rowmax or 0) + 1}"
 
 
-def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
-    s = book.styles
-    ws.set_column(0, 0, 70)
-    ws.set_column(1, 4, 18)
-    ws.write_string(
-        0, 0, "Checks: integrity of the live model, and its match with the econ run", s("title")
-    )
-    ws.write_string(
-        2, 0, "Inputs changed since the run (Assumptions differs from the run's values)", s("bold")
-    )
-    write_formula(ws, 2, 2, "=inputs_changed_count>0", False, s("bold"))
-    rows = book.rows
-    span = lambda name, first=1: rows[name].span(first)  # noqa: E731
-    tol = "constant_check_tolerance"
-    H, T = excel_name("horizon.months"), excel_name("contract.term_months")
-    n = lambda key: excel_name(key)  # noqa: E731
-    integrity = [
-        (
-            "Total rent equals the contract value",
-            f"ABS(SUM({span('costs.rent')})-{n('contract.value_usd')})<={tol}*{n('contract.value_usd')}",
-        ),
-        (
-            "Cumulative cash at the horizon equals the sum of the cash flows",
-            f"ABS(cumulative_cash_at_horizon_usd-SUM({span('payback.cf')}))<={tol}*MAX(1,ABS(cumulative_cash_at_horizon_usd))",
-        ),
-        (
-            "The streams' present values (Payback, bridge) sum to the NPV",
-            f"ABS(bridge_npv_usd-npv_usd)<={tol}*MAX(1,ABS(npv_usd),bridge_rent_usd*-1)",
-        ),
-        (
-            "Utilisation never above 1 / peak-to-average (the capacity is sized for the peaks)",
-            f"MAX({span('revenue.util')})<=(1+{tol})/{n('usage.peak_to_average')}",
-        ),
-        (
-            "MW online never above the contracted MW",
-            f"MAX({span('revenue.mw')})<={n('contract.mw')}*(1+{tol})",
-        ),
-        (
-            "Adoption, cap-hit and spare shares within [0, 1]",
-            f"AND(MIN({span('revenue.adoption')})>=0,MAX({span('revenue.adoption')})<=1,MIN({span('revenue.h')})>=0,MAX({span('revenue.h')})<=1,MIN({span('revenue.spare')})>=0,MAX({span('revenue.spare')})<=1)",
-        ),
-        (
-            "Never more Pro subscribers than monthly active users",
-            f"SUMPRODUCT(--({span('revenue.pro')}>{n('market.mau')}*EXP(({_months_span('Revenue', book)}-1)*LN(1+{n('market.mau_growth_monthly')}))))=0",
-        ),
-        (
-            "API tokens served never above the tokens wanted",
-            f"SUMPRODUCT(--({span('revenue.api_served')}>{span('revenue.api_wanted')}*(1+{tol})))=0",
-        ),
-        (
-            "Horizon a whole number of months from the term to the timeline's end",
-            f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)",
-        ),
-        (
-            "Fast plus ultrafast adoption at most 1",
-            f"{n('tiers.fast.adoption')}+{n('tiers.ultrafast.adoption')}<=1",
-        ),
-        (
-            "Tier speeds rise standard <= fast <= ultrafast",
-            f"AND({n('tiers.standard.tokens_per_s')}<={n('tiers.fast.tokens_per_s')},{n('tiers.fast.tokens_per_s')}<={n('tiers.ultrafast.tokens_per_s')})",
-        ),
-        (
-            "The contract platform's curve covers the ultrafast and standard speeds (data basis)",
-            f'OR({n("capacity.basis")}="physics",AND(cap_covers_ultrafast,cap_covers_standard))',
-        ),
-        ("Frontier speeds rise within each platform", _frontier_check(book, "speed")),
-        ("Frontier throughput does not rise with speed", _frontier_check(book, "throughput")),
-        (
-            "Monthly probabilities at most 1 (base + propensity, churn + extra churn)",
-            f"AND({n('conversion.plus_to_pro_base_monthly')}+{n('conversion.capped_upgrade_propensity')}<=1,{n('conversion.pro_churn_monthly')}+{n('conversion.extra_churn_after_term_monthly')}<=1)",
-        ),
-    ]
-    row = 4
-    ws.write_string(
-        row, 0, "Integrity of the live model (hold after any edit of the inputs)", s("section")
-    )
-    row += 1
-    for j, h in enumerate(("check", "", "holds")):
-        ws.write_string(row, j, h, s("h"))
-    first = row + 1
-    for label, formula in integrity:
-        row += 1
-        ws.write_string(row, 0, label, s("label"))
-        write_formula(ws, row, 2, "=" + formula, True)
-    last = row
-    row += 1
-    ws.write_string(row, 0, "Every integrity check holds", s("bold"))
-    write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", True, s("bold"))
-    book.name("integrity_ok", f"'Checks'!$C${row + 1}")
-    _true_false_colours(book, ws, first, row, 2)
-    row += 3
-    ws.write_string(
-        row,
-        0,
-        "Physical plausibility of the contract platform (findings of the live model, not "
-        "integrity: FALSE says the answer rests on figures the physics does not support)",
-        s("section"),
-    )
-    plausible = [
-        (
-            "The ultrafast speed is within the per-user ceiling for the served model",
-            f"{n('tiers.ultrafast.tokens_per_s')}<=phys_ceiling",
-        ),
-        (
-            "The throughput that feeds the money at the ultrafast speed is within the physics envelope",
-            f"thr_ultrafast<=phys_envelope_ultrafast*(1+{tol})",
-        ),
-        (
-            "... and at the standard speed (the backfill)",
-            f"thr_standard<=phys_envelope_standard*(1+{tol})",
-        ),
-    ]
-    row += 1
-    p_first = row + 1
-    for (label, formula), value in zip(plausible, _plausibility_values(a, head), strict=True):
-        row += 1
-        ws.write_string(row, 0, label, s("label"))
-        write_formula(ws, row, 2, "=" + formula, value)
-    _true_false_colours(book, ws, p_first, row, 2)
-    row += 3
-    ws.write_string(
-        row,
-        0,
-        "Matches the econ run (valid while no input has changed since the run)",
-        s("section"),
-    )
-    row += 1
-    for j, h in enumerate(("figure", "econ run", "workbook", "difference", "matches")):
-        ws.write_string(row, j, h, s("h"))
-    first = row + 1
-    for label, value, name, fmt in book.matches:
-        row += 1
-        ws.write_string(row, 0, label, s("label"))
-        write_cell(ws, row, 1, "" if value is None else value, s(fmt))
-        write_formula(ws, row, 2, f"={name}", "" if value is None else value, s(fmt))
-        diff = f'IF(AND(ISNUMBER(B{row + 1}),ISNUMBER(C{row + 1})),(C{row + 1}-B{row + 1})/MAX(1,ABS(B{row + 1})),IF(AND(B{row + 1}="",C{row + 1}=""),0,1))'
-        write_formula(ws, row, 3, "=" + diff, 0.0, s("sci"))
-        write_formula(ws, row, 4, f"=ABS(D{row + 1})<=constant_match_tolerance", True)
-    last = row
-    row += 1
-    ws.write_string(
-        row, 0, "The workbook matches the econ run (n/a once an input changed)", s("bold")
-    )
-    write_formula(
-        ws,
-        row,
-        4,
-        f'=IF(inputs_changed_since_run,"n/a: inputs changed",AND(E{first + 1}:E{last + 1}))',
-        True,
-        s("bold"),
-    )
-    book.name("matches_run", f"'Checks'!$E${row + 1}")
-    _true_false_colours(book, ws, first, row, 4)
-    _true_false_colours(book, ws, 2, 2, 2, invert=True)
-    ws.freeze_panes(3, 1)
-
-
-def _plausibility_values(a: Assumptions, head: dict) -> list[bool]:
-    """The run's answers to the plausibility checks of the Checks sheet (cached values)."""
-    from econ.compute import tables
-
-    ph = head["physics"]
-    plat = str(a.values["contract.platform"])
-    s_std = a.num("tiers.standard.tokens_per_s")
-    if a.values["capacity.basis"] == "physics":
-        thr_std = float(tables.envelope(a, plat, s_std).throughput[0])
-    else:
-        thr_std = tables.data_throughput(a, plat, s_std)
-    env_std = float(tables.envelope(a, plat, s_std).throughput[0])
-    return [
-        bool(ph["within_ceiling"]),
-        ph["claimed_tokens_per_s_per_mw"] <= ph["physics_tokens_per_s_per_mw"] * (1 + 1e-9),
-        thr_std <= env_std * (1 + 1e-9),
-    ]
-
-
-def _months_span(sheet: str, book: Book) -> str:
-    from xlsxwriter.utility import xl_rowcol_to_cell
-
-    from econ.report.xl import FIRST_COL, MONTHS
-
-    header = book.rows["revenue.in_horizon"].row - 1
-    a = xl_rowcol_to_cell(header, FIRST_COL + 1, row_abs=True, col_abs=True)
-    b = xl_rowcol_to_cell(header, FIRST_COL + MONTHS, row_abs=True, col_abs=True)
-    return f"'{sheet}'!{a}:{b}"
-
-
-def _frontier_check(book: Book, what: str) -> str:
-    """No two consecutive frontier rows of one platform where speed does not rise (or where
-    throughput rises), over the Capacity sheet's PCHIP block."""
-    ref = book.cells["pchip_platform"]
-    sheet, rng = ref.split("!")
-    a, b = rng.replace("$", "").split(":")
-    col_p = "".join(ch for ch in a if ch.isalpha())
-    r1, r2 = (
-        int("".join(ch for ch in a if ch.isdigit())),
-        int("".join(ch for ch in b if ch.isdigit())),
-    )
-    if r2 <= r1:
-        return "TRUE"
-    col = {"speed": chr(ord(col_p) + 1), "throughput": chr(ord(col_p) + 2)}[what]
-    same = f"({sheet}!{col_p}{r1}:{col_p}{r2 - 1}={sheet}!{col_p}{r1 + 1}:{col_p}{r2})"
-    bad = (
-        f"({sheet}!{col}{r1 + 1}:{col}{r2}<={sheet}!{col}{r1}:{col}{r2 - 1})"
-        if what == "speed"
-        else f"({sheet}!{col}{r1 + 1}:{col}{r2}>{sheet}!{col}{r1}:{col}{r2 - 1})"
-    )
-    return f"SUMPRODUCT({same}*{bad})=0"
-
-
-def _true_false_colours(
-    book: Book, ws, first: int, last: int, col: int, invert: bool = False
-) -> None:
-    red = book.wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006"})
-    green = book.wb.add_format({"bg_color": "#C6EFCE", "font_color": "#006100"})
-    bad, good = ("TRUE", "FALSE") if invert else ("FALSE", "TRUE")
-    ws.conditional_format(
-        first, col, last, col, {"type": "cell", "criteria": "==", "value": bad, "format": red}
-    )
-    ws.conditional_format(
-        first, col, last, col, {"type": "cell", "criteria": "==", "value": good, "format": green}
-    )
-
-
 def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> None:
     s = book.styles
     ws.set_column(0, 0, 46)
@@ -395,10 +210,15 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.write_string(1, 0, QUESTION, s("note"))
     row = 3
     ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
+    ws.write_formula(3, 3, "=" + RATE_TEXT, s("note"), rate_words(a.num("finance.discount_rate_annual")))
+    book.name("cover_rate_text", "'Cover'!$D$4")  # a helper beside the print area
+    cannot = '"The live model cannot compute the choices made: "&model_problem'
     for label, formula, value in cover_sentences(head):
         row += 1
         ws.write_string(row, 0, label, s("label"))
-        write_formula(ws, row, 1, "=" + formula, value, s("wrap"))
+        write_formula(ws, row, 1, f"=IF(model_computable,{formula},{cannot})", value, s("wrap"))
+        if label == "Does the deal pay back?":
+            book.name("cover_answer", f"'Cover'!$B${row + 1}")
     row += 2
     ws.write_string(row, 0, "From the run (rerun econ after changing inputs)", s("section"))
     from econ.report.summary import physics_sentence
@@ -406,6 +226,8 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     row += 1
     ws.write_string(row, 0, "Physics of the ultrafast claim", s("label"))
     ws.write_string(row, 1, physics_sentence(head), s("wrap", "rerun"))
+    stale = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; rerun econ","current")'
+    write_formula(ws, row, 2, stale, "current", s("banner"))
     row += 2
     ws.write_string(row, 0, "Headline figures (live)", s("section"))
     for label, name, fmt in (
@@ -451,13 +273,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         row += 1
         ws.write_string(row, 0, k, s("label"))
         write_cell(ws, row, 1, v, s("wrap"))
-    row += 2
-    ws.write_string(row, 0, "Input file", s("h"))
-    ws.write_string(row, 1, "SHA-256", s("h"))
-    for fi in a.files:
-        row += 1
-        ws.write_string(row, 0, fi.name, s("label"))
-        ws.write_string(row, 1, fi.sha256, s("key"))
+    book.cells["cover_print_end"] = row  # the guide (and the Contents sheet) for the screen
     row += 2
     ws.write_string(row, 0, "How to read this workbook", s("section"))
     guide = [
@@ -479,11 +295,19 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ),
         (
             "Capacity",
-            "the contract platform's curve (PCHIP) and physics envelope, live; every platform as a snapshot.",
+            "the contract platform's curve (PCHIP) and physics, live; the served model of the run (purple); every platform as a snapshot.",
+        ),
+        (
+            "Market",
+            "the API logit, the no-deal world and the value of an average MW of each use, live.",
         ),
         (
             "Costs, Revenue, Payback",
-            "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon.",
+            "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; the first year prints.",
+        ),
+        (
+            "Annual",
+            "the monthly chain summed by year, live: the printed overview of every month.",
         ),
         (
             "Tornado, Grid, Monte Carlo, Sobol, Break-even",
@@ -491,7 +315,7 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ),
         (
             "Checks",
-            "integrity checks of the live model, and the match with the econ run; FALSE is red.",
+            "whether the live model can compute the choices, integrity checks (FALSE is red), findings (amber), the match with the econ run, what needs a rerun.",
         ),
     ]
     for k, v in guide:
@@ -501,5 +325,14 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.write_string(row + 2, 0, "Legend", s("bold"))
     ws.write_string(row + 3, 0, "an input", s("g", "input"))
     ws.write_string(row + 4, 0, "an econ input: rerun econ after changing", s("g", "rerun"))
+    row += 4
+    row += 2
+    ws.write_string(row, 0, "Input file", s("h"))
+    ws.write_string(row, 1, "SHA-256", s("h"))
+    for fi in a.files:
+        row += 1
+        ws.write_string(row, 0, fi.name, s("label"))
+        ws.write_string(row, 1, fi.sha256, s("key"))
+
     ws.activate()
     _ = banner

@@ -330,6 +330,24 @@ def _b(x: float) -> str:
     return f"{'-' if x < 0 else ''}${abs(x) / 1e9:.2f}B"
 
 
+RATE_TEXT = (
+    'IF(ROUND(finance_discount_rate_annual*100,6)=ROUND(finance_discount_rate_annual*100,0),'
+    'TEXT(finance_discount_rate_annual,"0%"),IF(ROUND(finance_discount_rate_annual*1000,6)'
+    '=ROUND(finance_discount_rate_annual*1000,0),TEXT(finance_discount_rate_annual,"0.0%"),'
+    'TEXT(finance_discount_rate_annual,"0.00%")))'
+)
+
+
+def rate_words(rate: float) -> str:
+    """A rate as exactly as it was typed, to two decimals of a per cent: 10%, 12.5%, 12.25%
+    (the Cover's ``RATE_TEXT`` in words)."""
+    if round(rate * 100, 6) == round(rate * 100):
+        return f"{rate:.0%}"
+    if round(rate * 1000, 6) == round(rate * 1000):
+        return f"{rate:.1%}"
+    return f"{rate:.2%}"
+
+
 def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
     """The Cover's answer: (label, spreadsheet formula on the workbook's defined names, the same
     sentence for this run). The formulas rebuild each sentence from live cells."""
@@ -376,12 +394,12 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
     out.append(
         (
             "What is it worth?",
-            '"NPV at "&TEXT(finance_discount_rate_annual,"0%")&": "&TEXT(npv_usd/constant_usd_per_billion,"$0.00")'
+            '"NPV at "&cover_rate_text&": "&TEXT(npv_usd/constant_usd_per_billion,"$0.00")'
             '&"B, of which "&TEXT((npv_usd-npv_without_terminal_value_usd)/constant_usd_per_billion,"$0.00")'
             '&"B is the Pro tail after month "&horizon_months&"; over the term alone "'
             '&TEXT(npv_at_term_usd/constant_usd_per_billion,"$0.00")&"B. Profitability index "'
             '&TEXT(profitability_index,"0.00")&"."',
-            f"NPV at {a['finance.discount_rate_annual']:.0%}: {_b(h['npv_usd'])}, of which "
+            f"NPV at {rate_words(a['finance.discount_rate_annual'])}: {_b(h['npv_usd'])}, of which "
             f"{_b(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after month {H}; over the "
             f"term alone {_b(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}.",
         )
@@ -412,13 +430,17 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
             "Capacity or demand?",
             "IF(OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,cap_adoption_capped_months>0),"
             '"Capacity, not demand, limits revenue: "&TEXT(cap_api_tokens_lost/constant_tokens_per_trillion,"0.0")'
-            '&"T API tokens turned away; ultrafast adoption held below its share in "&cap_adoption_capped_months&" months.",'
-            '"Demand, not capacity, limits revenue: the contract is "&TEXT(cap_term_average_utilization,"0%")'
-            '&" utilised over the term (MW-weighted, backfill included; at most "&TEXT(1/usage_peak_to_average,"0%")'
-            '&" where peaks fill it)"&IF(cap_backfill_capped_months>0,"; spare capacity limits the backfill in "'
-            '&cap_backfill_capped_months&" of the "&contract_term_months&" months","")&".")',
+            '&"T API tokens turned away; ultrafast adoption held below its share in "&cap_adoption_capped_months&IF(cap_adoption_capped_months=1," month."," months."),'
+            '"The contract\'s MW over the term (average MW-months, allocated each month by value): API "'
+            '&TEXT(cap_mw_months_api/cap_mw_months_total,"0%")&", subscriber streams "'
+            '&TEXT(cap_mw_months_subscriber/cap_mw_months_total,"0%")&", peak-shaped backfill "'
+            '&TEXT(cap_mw_months_backfill_peak/cap_mw_months_total,"0%")&", flexible backfill "'
+            '&TEXT(cap_mw_months_backfill_flexible/cap_mw_months_total,"0%")&", idle "'
+            '&TEXT(cap_mw_months_idle/cap_mw_months_total,"0%")&"; "&TEXT(cap_term_average_utilization,"0%")'
+            '&" utilised, MW-weighted ("&contract_term_months&" months).")',
             f"Capacity, not demand, limits revenue: {lost / 1e12:.1f}T API tokens turned away; ultrafast adoption "
-            f"held below its share in {lim['adoption_capped_months']} months."
+            f"held below its share in {lim['adoption_capped_months']} "
+            + ("month." if lim["adoption_capped_months"] == 1 else "months.")
             if capped
             else utilization_sentence(h),
         )

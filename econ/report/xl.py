@@ -117,9 +117,9 @@ class Styles:
                     }.get(name, {})
                 )
             if role == "input":
-                spec.update(INPUT)
+                spec.update(INPUT, locked=False)
             elif role == "rerun":
-                spec.update(RERUN)
+                spec.update(RERUN, locked=False)
             elif role == "const":
                 spec.update({"font_color": "#595959", "bg_color": "#F2F2F2"})
             spec.update(extra)
@@ -217,6 +217,13 @@ class Book:
         default_factory=list
     )  # label, econ value, cell, format
     inputs: list[tuple[str, str]] = field(default_factory=list)  # input cell, run copy cell
+    declared: list[tuple[str, Any]] = field(default_factory=list)  # sheet, rows.Row / Result
+    second_routes: list[tuple[str, str, str]] = field(default_factory=list)  # label, total, other
+    marked: list[tuple[str, str, str]] = field(default_factory=list)  # run values: name, label, unit
+    results: Any = None  # the econ run's Results (scenario 0)
+    input_cells: list[tuple] = field(default_factory=list)  # ws, row, col, key, value, format
+    rerun_inputs: list[str] = field(default_factory=list)  # keys no live formula reads
+    marked_values: dict[str, float] = field(default_factory=dict)  # name -> the run's value
 
     def name(self, name: str, ref: str) -> None:
         """A workbook-level defined name."""
@@ -254,6 +261,7 @@ class Timeline:
         self.pending: list[tuple] = []
         self.solvers: list[tuple] = []  # IRR solvers written below the print area
         self.narrow_from: int | None = None  # first row of the results block, if any
+        self.results_end: int | None = None  # the row after the last result
         s = book.styles
         ws.write_string(header_row, LABEL_COL, "Month", s("month"))
         ws.write_string(header_row, UNIT_COL, "Unit", s("month"))
@@ -305,6 +313,7 @@ class Timeline:
         months 0..120. Written by ``flush``."""
         ref = RowRef(self.sheet, self.next)
         self.book.rows[f"{self.prefix}.{name}"] = ref
+        self.book.name(f"row_{self.prefix}_{name}", ref.span(0))  # months 0..120, for scripts
         self.pending.append((self.next, label, unit, make, np.asarray(values, float), fmt, opening))
         self.next += 1
         return ref

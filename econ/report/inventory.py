@@ -1,0 +1,66 @@
+"""Which inputs the live sheets read, derived from the formulas written (docs/model.md, section
+8): an input no live formula reads is styled "rerun econ" and listed on Checks, with the values
+of the run the live model takes as given (marked on Capacity)."""
+
+from __future__ import annotations
+
+import re
+
+from xlsxwriter.worksheet import CellFormulaTuple
+
+from econ.report.xl import Book, excel_name
+
+LIVE_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback")
+# Inputs that move econ's served model (section 0.1: the served speeds, the throughputs that feed
+# the money, the GPU cost per token), which the workbook holds as values of the run (Capacity):
+# whatever live rows they also feed, the money follows them only after a rerun of econ.
+SERVED_MODEL = re.compile(
+    r"^(contract\.platform|capacity\.gpu_platform|capacity\.basis|capacity\.gpu_fleet_utilization"
+    r"|finance\.api_gross_margin|facility\.pue|hardware\..*|model\..*|frontier\..*"
+    r"|tiers\.[a-z_]+\.tokens_per_s)$"
+)
+
+
+def moves_served_model(key: str) -> bool:
+    """Whether econ's served model (values of the run on Capacity) depends on the key."""
+    return SERVED_MODEL.match(key) is not None
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def names_in_formulas(book: Book) -> set[str]:
+    """Every identifier in a formula of the live calculation sheets."""
+    out: set[str] = set()
+    for ws in book.wb.worksheets():
+        if ws.name not in LIVE_SHEETS:
+            continue
+        for cells in ws.table.values():
+            for cell in cells.values():
+                if isinstance(cell, CellFormulaTuple):
+                    out.update(NAME.findall(cell.formula))
+    return out
+
+
+def is_live(key: str, used: set[str]) -> bool:
+    """A key is live where a formula names it, or names its table column (INDEX/MATCH)."""
+    parts = key.split(".")
+    column = f"{parts[0]}_{parts[2]}" if len(parts) == 3 else None
+    return excel_name(key) in used or (column is not None and column in used)
+
+
+def mark_inputs(book: Book) -> None:
+    """Restyle the inputs no live formula reads, and those that move the served model of the
+    run, as "rerun econ", and list them (Checks)."""
+    used = names_in_formulas(book)
+    s = book.styles
+    for ws, row, col, key, value, fmt in book.input_cells:
+        if is_live(key, used) and not moves_served_model(key):
+            continue
+        book.rerun_inputs.append(key)
+        if value is None:
+            ws.write_blank(row, col, None, s("g", "rerun"))
+        elif isinstance(value, str):
+            ws.write_string(row, col, value, s("text", "rerun"))
+        else:
+            ws.write_number(row, col, float(value), s(fmt, "rerun"))

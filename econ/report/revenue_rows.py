@@ -1,0 +1,470 @@
+"""The Revenue sheet's rows, one declaration each (econ/report/rows.py): capacity online, demand
+per user, the API's demand, the value of a subscriber, the allocation of the contract's MW by
+value each month, the Pro stocks with and without the deal, revenue, backfill and the GPU fleet
+(docs/model.md, sections 0.2-0.5, 5, 6).
+
+The scalars these rows read (the served speeds, throughputs and GPU costs of the econ run; the
+API logit, the no-deal calibration and the value of an average MW of each use, live) are on the
+Capacity and Market sheets, by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from econ.assumptions import Assumptions
+from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK
+from econ.model import Results
+from econ.report.rows import Check, Declaration, Row, Section, row0
+from econ.report.xl import MONTHS, pad_months
+
+SPM, SPW = "constant_seconds_per_month", "constant_seconds_per_week"
+PER_M = "constant_tokens_per_million"
+PTA = "usage_peak_to_average"
+KEEP = "(1-finance_variable_cost_share)"
+RAMP = "IF({r}>0,MIN(1,{{m}}/{r}),1)"
+
+
+# fmt: off
+def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """MW online (a linear ramp, or tranches when both tranche inputs are set; section 0.3)."""
+    both = "AND(ISNUMBER(contract_tranche_mw),ISNUMBER(contract_tranche_months))"
+    tranche = ("MIN(contract_mw,contract_tranche_mw*CEILING({m}/contract_tranche_months"
+               "-constant_ceiling_slack,1))/contract_mw")
+    ramp_v, tranche_v = _ramp_and_tranche(a)
+    return [
+        Section("Capacity online"),
+        Row("ramp", "Share online on a linear ramp", "share", "pct",
+            RAMP.format(r="contract_ramp_months"), ramp_v),
+        Row("tranche", "Share online in tranches (0: no tranches)", "share", "pct",
+            f"IF({both},{tranche},0)", tranche_v),
+        Row("online", "Share of the contracted MW online", "share", "pct",
+            f"[in_term]*IF({both},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
+        Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
+            opening="0"),
+        Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
+            "[mw]*thr_ultrafast/served_ultrafast", row0(r.capacity_streams)),
+    ]
+
+
+def demand_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Demand per user: lognormal weekly demand truncated at the quota (sections 0.5, 5.1)."""
+    P = r.parts
+    out: list[Declaration] = [
+        Section("Demand per user: lognormal weekly demand truncated at the quota"),
+        Row("eff", "Token efficiency, e_t", "-", "num4",
+            "EXP(({m}-1)/constant_months_per_year*LN(1-usage_token_efficiency_gain_annual))",
+            row0(r.token_efficiency), gated=True),
+        Row("pool", "Plus users, N_t", "users", "num",
+            "market_mau*market_plus_share_of_mau*EXP(({m}-1)*LN(1+market_mau_growth_monthly))",
+            row0(r.plus_pool), gated=True),
+    ]
+    sigma = "usage_demand_sigma"
+    for plan in ("plus", "pro"):
+        for tier in a.tier_ids():
+            pt, Plan = f"{plan}_{tier}", plan.capitalize()
+            out += [
+                Row(f"l_{pt}", f"{Plan} on {tier}: l = ln(quota at the tier / median)", "-",
+                    "num4",
+                    f"LN(usage_quota_{plan}/tiers_{tier}_usage_multiplier)"
+                    f"-LN(usage_median_{plan}*phi_{tier})-LN([eff])",
+                    row0(P[f"log_c_over_mu.{plan}.{tier}"]), gated=True),
+                Row(f"sf_{pt}", f"{Plan} on {tier}: share who hit the cap", "share", "pct",
+                    f"NORMSDIST(-[l_{pt}]/{sigma})", row0(P[f"{plan}_hit.{tier}"]), gated=True),
+            ]
+    for plan, tier in (("plus", "ultrafast"), ("pro", "ultrafast"), ("plus", "standard"),
+                       ("pro", "standard")):
+        pt = f"{plan}_{tier}"
+        out.append(
+            Row(f"w_{pt}", f"{plan.capitalize()} on {tier}: tokens served a user-week, w",
+                "tokens/week", "num",
+                f"usage_median_{plan}*phi_{tier}*[eff]*(EXP({sigma}^2/2)"
+                f"*NORMSDIST([l_{pt}]/{sigma}-{sigma})+EXP([l_{pt}])*[sf_{pt}])",
+                row0(P[f"w_{pt}"]), gated=True))
+    return out
+
+
+def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """The API's demand for ultrafast tokens (section 0.4) and the MW it would take."""
+    ramp = RAMP.format(r="api_ramp_months")
+    return [
+        Section("The API: ultrafast tokens wanted (logit share of the market, Market sheet)",
+                new_page=True),
+        Row("api_wanted", "API tokens wanted, V_t", "tokens/month", "tok_t",
+            f"[in_term]*ultrafast_offered*api_market_tokens*api_share_ultrafast*[eff]*{ramp}",
+            row0(r.api_tokens_wanted), gated=True),
+        Row("api_cap", "Average MW the API wants, Y_a", "MW", "num1",
+            "IF(mkt_per_mw_u>0,[api_wanted]/mkt_per_mw_u,0)",
+            row0(_div(r.api_tokens_wanted, r.throughput_per_mw * SECONDS_PER_MONTH))),
+    ]
+
+
+def value_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """W_t, the value at month 0 of one extra Pro subscriber converted in month t (section
+    0.2): its margins while it survives, discounted, and the terminal value at H."""
+    P = r.parts
+    margin = ("(plans_pro_price_usd_month-plans_plus_price_usd_month)*" + KEEP
+              + f"-([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})*gpu_cost_standard/{PER_M}")
+    churn = ("1-conversion_pro_churn_monthly"
+             "-IF({m}>contract_term_months,conversion_extra_churn_after_term_monthly,0)")
+    tail = "SUM([flow_w:])-[cum_w-1]+[surv@horizon_months]*[costs.d@horizon_months]*mkt_tv_sub"
+    m = np.asarray(P["subscriber_margin"]) if "subscriber_margin" in P else None
+    return [
+        Section("The value of one extra Pro subscriber, W_t"),
+        Row("margin", "Monthly margin of an incremental Pro subscriber, m_t", "USD/month",
+            "usd2", margin, row0(m) if m is not None else row0(_margin(a, r)), gated=True),
+        Row("surv_step", "Share of a month's Pro subscribers kept", "share", "pct2", churn,
+            row0(_survival_step(a, r)), gated=True),
+        Row("surv", "Survival since month 0, S_t", "share", "pct2", "[surv-1]*[surv_step]",
+            pad_months(np.cumprod(_survival_step(a, r)[0]), 1.0), opening="1", gated=True),
+        Row("flow_w", "Discounted margin while surviving, m_t d_t S_t", "USD", "usd2",
+            "[margin]*[costs.d]*[surv]", row0(_flow_w(a, r))),
+        Row("cum_w", "... cumulative", "USD", "usd2", "[cum_w-1]+[flow_w]",
+            pad_months(np.cumsum(_flow_w(a, r)[0]), 0.0, hold=True), opening="0"),
+        Row("W", "Value of a Pro subscriber converted in month t, W_t", "USD", "usd2",
+            f"IF([surv]>0,({tail})/[surv],0)", row0(P["pro_value"]), gated=True),
+    ]
+# fmt: on
+
+
+def _div(x, y) -> np.ndarray:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    y = np.broadcast_to(y.reshape(-1, 1) if y.ndim == 1 else y, x.shape)
+    return np.divide(x, y, out=np.zeros(x.shape), where=y > 0)
+
+
+def _margin(a: Assumptions, r: Results) -> np.ndarray:
+    keep = 1 - a.num("finance.variable_cost_share")
+    step = a.num("plans.pro.price_usd_month") - a.num("plans.plus.price_usd_month")
+    extra = (r.parts["w_pro_standard"] - r.parts["w_plus_standard"]) * (
+        SECONDS_PER_MONTH / SECONDS_PER_WEEK
+    )
+    return step * keep - extra * r.gpu_cost_standard[:, None] / 1e6
+
+
+def _survival_step(a: Assumptions, r: Results) -> np.ndarray:
+    t = r.months[None, :]
+    extra = a.num("conversion.extra_churn_after_term_monthly")
+    term = a.num("contract.term_months")
+    return 1.0 - a.num("conversion.pro_churn_monthly") - np.where(t > term, extra, 0.0)
+
+
+def _flow_w(a: Assumptions, r: Results) -> np.ndarray:
+    return _margin(a, r) * r.discount * np.cumprod(_survival_step(a, r), axis=1)
+
+
+# fmt: off
+def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Each use's demand for average MW and its value per average MW-month (section 0.2)."""
+    P = r.parts
+    off = 'IF(capacity_subscriber_offer="off",0,1)'
+    inv = "IF([need]>0,1/[need],0)"
+    # W_t is money at month 0, the other uses' values money of month t: W_t / d_t
+    rho = f"mkt_moved_value+pro_price_factor*pro_capped_propensity*[lift]*[pool]*[W]/[costs.d]*{inv}"
+    bf = "[in_term]*capacity_backfill_tokens_per_month*[eff]*{share}/mkt_per_mw_b"
+    return [
+        Section("Each use's demand for the contract's MW (average MW) and its value"),
+        Row("all_adopt", "Average ultrafast streams if every eligible user adopted, A_t",
+            "streams", "num",
+            f"([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])/({SPW}*served_ultrafast)",
+            row0(P["all_adopt_streams"]), gated=True),
+        Row("need", "Average MW if every eligible user adopted", "MW", "num1",
+            "[all_adopt]*mkt_mw_per_stream", row0(_need(r))),
+        Row("sub_cap", "Average MW subscribers want, Y_s", "MW", "num1",
+            f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted*[need]",
+            row0(_sub_cap(a, r)), gated=True),
+        Row("lift", "Plus cap-hit lift on ultrafast, SF_u - SF_std", "share", "pct",
+            "[sf_plus_ultrafast]-[sf_plus_standard]", row0(_lift(r)), gated=True),
+        Row("rho_s", "Value of an average MW of subscriber streams, rho_s", "USD/MW-month",
+            "usd", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
+            row0(_rho_s(a, r)), gated=True),
+        Row("bp_cap", "Average MW peak-shaped backfill wants (the standard traffic), Y_p", "MW",
+            "num1", f"IF(mkt_per_mw_b>0,{bf.format(share='1')},0)",
+            row0(_bf_cap(a, r, False)), gated=True),
+        Row("bf_cap", "Average MW flexible backfill wants, Y_f", "MW", "num1",
+            f"IF(mkt_per_mw_b>0,{bf.format(share='capacity_backfill_flexible_share')},0)",
+            row0(_bf_cap(a, r, True)), gated=True),
+    ]
+
+
+def greedy_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """The month's allocation, the LP's optimum by a greedy fill in order of value (section
+    0.2, econ/revenue/allocation.py): flexible work first wants F; the peak-shaped uses in
+    order of rho, each up to the peak (rho above the flexible value) or the room F leaves."""
+    g = _greedy(a, r)
+    lim = "IF({rho}>mkt_rho_flexible,[peak],IF({rho}>0,[shared],0))"
+    pick = "IF([rank_a]={k},{a},IF([rank_s]={k},{s},{p}))"
+    got = []
+    for k, before in ((0, "0"), (1, "[got0]"), (2, "([got0]+[got1])")):
+        cap = pick.format(k=k, a="[api_cap]", s="[sub_cap]", p="[bp_cap]")
+        lm = pick.format(k=k, a="[lim_a]", s="[lim_s]", p="[lim_p]")
+        got.append(Row(f"got{k}", f"Average MW to the use in place {k + 1}", "MW", "num1",
+                       f"MIN({cap},MAX({lm}-{before},0))", row0(g[f"got{k}"])))
+    return [
+        Section("The allocation of the month's MW by value (greedy fill of the LP)"),
+        Row("flex_want", "Flexible backfill's claim on the average, F", "MW", "num1",
+            "IF(mkt_rho_flexible>0,MIN([bf_cap],[mw]),0)", row0(g["flex"])),
+        Row("peak", "Peak room, MW / peak-to-average", "MW", "num1", f"[mw]/{PTA}",
+            row0(g["peak"])),
+        Row("shared", "Room flexible work leaves, min(peak room, MW - F)", "MW", "num1",
+            "MIN([peak],[mw]-[flex_want])", row0(g["shared"])),
+        Row("lim_a", "Limit of the API", "MW", "num1", lim.format(rho="mkt_rho_api"),
+            row0(g["lim_a"])),
+        Row("lim_s", "Limit of subscriber streams", "MW", "num1", lim.format(rho="[rho_s]"),
+            row0(g["lim_s"])),
+        Row("lim_p", "Limit of peak-shaped backfill", "MW", "num1",
+            lim.format(rho="mkt_rho_backfill"), row0(g["lim_p"])),
+        Row("rank_a", "Place of the API in the order of value (0 first)", "place", "num",
+            "([rho_s]>mkt_rho_api)+(mkt_rho_backfill>mkt_rho_api)", row0(g["rank_a"]), gated=True),
+        Row("rank_s", "Place of subscriber streams", "place", "num",
+            "(mkt_rho_api>=[rho_s])+(mkt_rho_backfill>[rho_s])", row0(g["rank_s"]), gated=True),
+        Row("rank_p", "Place of peak-shaped backfill", "place", "num",
+            "(mkt_rho_api>=mkt_rho_backfill)+([rho_s]>=mkt_rho_backfill)", row0(g["rank_p"]), gated=True),
+        *got,
+    ]
+
+
+def use_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Average MW by use, idle MW and utilisation; adoption from the subscribers' MW."""
+    used = "([mw_api]+[mw_subscriber]+[mw_backfill_peak]+[mw_backfill_flexible])"
+    util = row0(r.utilization)
+    util[r.utilization.shape[1] + 1 :] = np.nan  # no MW online beyond the horizon either
+    util[0] = np.nan
+    pick = "CHOOSE([rank_{u}]+1,[got0],[got1],[got2])"
+    return [
+        Section("MW by use each month (average MW)"),
+        Row("mw_api", "API", "MW", "num1", pick.format(u="a"), row0(r.mw_api)),
+        Row("mw_subscriber", "Subscriber streams", "MW", "num1", pick.format(u="s"),
+            row0(r.mw_subscriber)),
+        Row("mw_backfill_peak", "Peak-shaped backfill", "MW", "num1", pick.format(u="p"),
+            row0(r.mw_backfill_peak)),
+        Row("mw_backfill_flexible", "Flexible backfill", "MW", "num1",
+            "IF(mkt_rho_flexible>0,MIN([bf_cap],MAX([mw]-([got0]+[got1]+[got2]),0)),0)",
+            row0(r.mw_backfill_flexible)),
+        Row("mw_idle", "Idle", "MW", "num1", f"MAX([mw]-{used},0)", row0(r.mw_idle)),
+        Row("util", "Average utilisation of the contract (blank with no MW online)", "share",
+            "pct", f'IF([mw]>0,{used}/[mw],"")', util),
+    ]
+
+
+def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Ultrafast adoption and the Pro stocks with and without the deal (sections 0.5, 5.6)."""
+    start = float(a.num("market.pro_subscribers_start"))
+    af, churn = "tiers_fast_adoption", "conversion_pro_churn_monthly"
+    conv = "(pro_price_factor*pro_base_upgrade+pro_price_factor*pro_capped_propensity*[{h}])*[pool]"
+    return [
+        Section("Ultrafast adoption and the Pro stocks: with the deal and the no-deal path"),
+        Row("adoption", "Ultrafast adoption, a_u,t", "share", "pct",
+            "IF([need]>0,[mw_subscriber]/[need],0)", row0(r.ultrafast_adoption)),
+        Row("h0", "Plus cap-hit share without the tier, h0_t", "share", "pct",
+            f"(1-{af})*[sf_plus_standard]+{af}*[sf_plus_fast]",
+            row0(r.plus_cap_hit_counterfactual), gated=True),
+        Row("h", "Plus cap-hit share with the tier, h_t", "share", "pct", "[h0]+[adoption]*[lift]",
+            row0(r.plus_cap_hit), gated=True),
+        Row("pro", "Pro subscribers with the deal, P_t", "users", "num",
+            f"[pro-1]*(1-{churn})-(1-[in_term])*conversion_extra_churn_after_term_monthly"
+            f"*MAX([pro-1]-[pro0-1],0)+{conv.format(h='h')}",
+            pad_months(r.pro[0], start), opening="market_pro_subscribers_start", gated=True),
+        Row("pro0", "Pro subscribers without the deal (calibrated no-deal path), P0_t", "users",
+            "num", f"[pro0-1]*(1-{churn})+{conv.format(h='h0')}",
+            pad_months(r.pro_counterfactual[0], start), opening="market_pro_subscribers_start",
+            gated=True),
+        Row("dpro", "Incremental Pro subscribers, dP_t", "users", "num", "[pro]-[pro0]",
+            row0(r.incremental_pro), opening="[pro]-[pro0]"),
+        Row("eligible", "Users eligible for the faster tiers, E_t = N_t + P_(t-1)", "users",
+            "num", "[pool]+[pro-1]", row0(r.eligible), gated=True),
+        Row("pro_h", "Pro cap-hit share with the tier", "share", "pct",
+            f"(1-{af}-[adoption])*[sf_pro_standard]+{af}*[sf_pro_fast]+[adoption]*[sf_pro_ultrafast]",
+            row0(r.pro_cap_hit), gated=True),
+    ]
+
+
+def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Incremental revenue (sections 0.4, 6): Pro upgrades and the API's fee-bearing revenue."""
+    P = r.parts
+    return [
+        Section("Incremental revenue"),
+        Row("sub", "Pro upgrades (Pro minus Plus price), sub_t", "USD", "usd_m",
+            "[dpro]*(plans_pro_price_usd_month-plans_plus_price_usd_month)",
+            row0(r.subscription_revenue),
+            check=Check("Pro upgrade revenue: its total against the incremental Pro subscribers "
+                        "times the price difference",
+                        "SUM([dpro:])*(plans_pro_price_usd_month-plans_plus_price_usd_month)")),
+        Row("api_served", "API tokens served, V*_t", "tokens/month", "tok_t",
+            "[mw_api]*mkt_per_mw_u", row0(r.api_tokens_served)),
+        Row("api_streams", "API peak streams, S_api,t", "streams", "num",
+            f"[api_served]*{PTA}/(served_ultrafast*{SPM})", row0(r.api_streams_peak)),
+        Row("api", "Ultrafast API revenue less the revenue it takes from the lab's other tiers, api_t",
+            "USD", "usd_m", f"[api_served]*mkt_revenue_per_token/{PER_M}", row0(r.api_revenue),
+            check=Check("API revenue: its total against the API tokens served times the net "
+                        "revenue of a token", f"SUM([api_served:])*mkt_revenue_per_token/{PER_M}")),
+        Row("api_gpu", "GPU cost the diverted API tokens no longer take", "USD", "usd_m",
+            f"[api_served]*mkt_gpu_avoided_per_token/{PER_M}", row0(P["api_gpu"])),
+    ]
+
+
+def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
+    """Backfill and the GPU fleet (sections 0.2, 5.7-5.9)."""
+    P = r.parts
+    g, flex = "gpu_cost_standard", "capacity_flexible_value_share"
+    saved = f"[backfill_peak]+{flex}*[backfill_flexible]+[adopter_tokens]/phi_ultrafast-[added]"
+    return [
+        Section("Backfill and the GPU fleet"),
+        Row("sub_streams", "Subscribers' peak ultrafast streams", "streams", "num",
+            f"[adoption]*[all_adopt]*{PTA}", row0(r.subscriber_streams_peak)),
+        Row("adopter_tokens", "Ultrafast adopters' tokens", "tokens/month", "tok_t",
+            f"[sub_streams]/{PTA}*served_ultrafast*{SPM}", row0(P["adopter_tokens"])),
+        Row("backfill_peak", "Peak-shaped standard tokens backfilled", "tokens/month", "tok_t",
+            "[mw_backfill_peak]*mkt_per_mw_b", row0(P["backfill_peak"])),
+        Row("backfill_flexible", "Flexible standard tokens backfilled", "tokens/month", "tok_t",
+            "[mw_backfill_flexible]*mkt_per_mw_b", row0(P["backfill_flexible"])),
+        Row("backfill", "Standard tokens backfilled, Bf_t", "tokens/month", "tok_t",
+            "[backfill_peak]+[backfill_flexible]", row0(r.backfill_tokens)),
+        Row("backfill_usd", "GPU cost the backfill saves", "USD", "usd_m",
+            f"([backfill_peak]+{flex}*[backfill_flexible])*{g}/{PER_M}", row0(r.backfill_usd),
+            check=Check("GPU cost the backfill saves: its total against the tokens backfilled",
+                        f"(SUM([backfill_peak:])+{flex}*SUM([backfill_flexible:]))*{g}/{PER_M}")),
+        Row("added", "Tokens the incremental Pro add to the GPU fleet", "tokens/month", "tok_t",
+            f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
+            row0(r.tokens_added_to_gpus)),
+        Row("moved", "Tokens moved off the GPU fleet", "tokens/month", "tok_t",
+            "[backfill_peak]+[backfill_flexible]+[adopter_tokens]/phi_ultrafast"
+            "+[api_served]*(api_diversion_standard+api_diversion_fast)",
+            row0(r.tokens_moved_off_gpus)),
+        Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m", f"({saved})*{g}/{PER_M}+[api_gpu]",
+            row0(r.gpu_savings),
+            check=Check("GPU cost avoided: its total against the tokens it counts",
+                        f"(SUM([backfill_peak:])+{flex}*SUM([backfill_flexible:])"
+                        f"+SUM([adopter_tokens:])/phi_ultrafast-SUM([added:]))*{g}/{PER_M}"
+                        "+SUM([api_gpu:])")),
+        Row("tokens_served", "Tokens served on the contract, U_t", "tokens/month", "tok_t",
+            "[api_served]+[adopter_tokens]+[backfill]", row0(r.tokens_served)),
+    ]
+# fmt: on
+
+
+ROWS = (capacity_rows, demand_rows, api_rows, value_rows, allocation_rows, greedy_rows,
+        use_rows, adoption_rows, stream_rows, gpu_rows)  # fmt: skip
+
+
+# The cached values of the rows whose figures the model keeps inside its allocation loop: the
+# same arithmetic on the model's own outputs (Results and Results.parts), month by month.
+
+
+def _v(x) -> float:
+    return float(np.asarray(x, float).reshape(-1)[0])
+
+
+def _in_term(a: Assumptions, r: Results) -> np.ndarray:
+    return (r.months <= a.num("contract.term_months")).astype(float)[None, :]
+
+
+def offered(r: Results) -> float:
+    """1 where the contract serves the ultrafast tier (a feasible served speed), else 0."""
+    return 1.0 if np.isfinite(_v(r.served_multiplier)) else 0.0
+
+
+def _need(r: Results) -> np.ndarray:
+    thr = _v(r.throughput_per_mw)
+    per_stream = _v(r.served_tokens_per_s_ultrafast) / thr if thr > 0 else 0.0
+    return np.asarray(r.parts["all_adopt_streams"]) * per_stream
+
+
+def _sub_cap(a: Assumptions, r: Results) -> np.ndarray:
+    on = 0.0 if a.values["capacity.subscriber_offer"] == "off" else 1.0
+    want = _v(r.ultrafast_adoption_wanted)
+    return _in_term(a, r) * offered(r) * on * want * _need(r)
+
+
+def _lift(r: Results) -> np.ndarray:
+    return np.asarray(r.parts["plus_hit.ultrafast"]) - np.asarray(r.parts["plus_hit.standard"])
+
+
+def values(a: Assumptions, r: Results) -> dict[str, float]:
+    """The value of an average MW-month of each use [USD] and the MW one token rate takes."""
+    spm = SECONDS_PER_MONTH
+    thr_u, thr_b = _v(r.throughput_per_mw), _v(r.throughput_per_mw_standard)
+    g = _v(r.gpu_cost_standard)
+    per_u, per_b = thr_u * spm, thr_b * spm
+    return {
+        "per_mw_u": per_u,
+        "per_mw_b": per_b,
+        "rho_api": _v(r.api_margin) * per_u / 1e6,
+        "rho_backfill": g * per_b / 1e6,
+        "rho_flexible": a.num("capacity.flexible_value_share") * g * per_b / 1e6,
+        "moved_value": g * spm * thr_u / (_v(r.parts["phi.ultrafast"]) * 1e6),
+        "mw_per_stream": _v(r.served_tokens_per_s_ultrafast) / thr_u if thr_u > 0 else 0.0,
+    }
+
+
+UNBOUNDED = 1e300  # the value of subscriber streams when they are offered first ('on')
+
+
+def _rho_s(a: Assumptions, r: Results) -> np.ndarray:
+    if a.values["capacity.subscriber_offer"] == "on":
+        return np.full_like(_need(r), UNBOUNDED)
+    need = _need(r)
+    inv = np.divide(1.0, need, out=np.zeros_like(need), where=need > 0)
+    P = r.parts
+    upgrade = _v(r.pro_price_factor) * _v(r.pro_capped_propensity)
+    pool = np.asarray(r.plus_pool)
+    w = np.asarray(P["pro_value"]) / np.asarray(r.discount)  # money of month t
+    return values(a, r)["moved_value"] + upgrade * _lift(r) * pool * w * inv
+
+
+def _bf_cap(a: Assumptions, r: Results, flexible: bool) -> np.ndarray:
+    per_b = values(a, r)["per_mw_b"]
+    if per_b <= 0:
+        return np.zeros_like(np.asarray(r.token_efficiency))
+    share = a.num("capacity.backfill_flexible_share")
+    volume = _in_term(a, r) * a.num("capacity.backfill_tokens_per_month") * r.token_efficiency
+    return volume * (share if flexible else 1.0) / per_b  # flexible work on top of the traffic
+
+
+def _greedy(a: Assumptions, r: Results) -> dict[str, np.ndarray]:
+    """The greedy fill's intermediate rows (allocation.allocate, month by month)."""
+    v = values(a, r)
+    mw = np.asarray(r.mw_online, float)
+    rho_f = v["rho_flexible"]
+    flex = np.minimum(_bf_cap(a, r, True), mw) if rho_f > 0 else np.zeros_like(mw)
+    peak = mw / a.num("usage.peak_to_average")
+    shared = np.minimum(peak, mw - flex)
+    R = [np.full_like(mw, v["rho_api"]), _rho_s(a, r), np.full_like(mw, v["rho_backfill"])]
+    Y = [_div(r.api_tokens_wanted, np.full(mw.shape[0], v["per_mw_u"])), _sub_cap(a, r)]
+    Y.append(_bf_cap(a, r, False))
+    lim = [np.where(x > rho_f, peak, np.where(x > 0, shared, 0.0)) for x in R]
+    rank = [
+        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(float) for k in range(3) if k != j)
+        for j in range(3)
+    ]
+    out = {"flex": flex, "peak": peak, "shared": shared}
+    out.update({f"lim_{u}": x for u, x in zip("asp", lim, strict=True)})
+    out.update({f"rank_{u}": x for u, x in zip("asp", rank, strict=True)})
+    S = 0.0
+    for pos in range(3):
+        at = [rank[j] == pos for j in range(3)]
+        cap = np.where(at[0], Y[0], np.where(at[1], Y[1], Y[2]))
+        lm = np.where(at[0], lim[0], np.where(at[1], lim[1], lim[2]))
+        got = np.minimum(cap, np.maximum(lm - S, 0.0))
+        out[f"got{pos}"] = got
+        S = S + got
+    return out
+
+
+def _ramp_and_tranche(a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
+    """The two ways MW come online, every month 0..120 (month 0 blank)."""
+    from econ.compute import capacity as cap
+
+    t = np.arange(MONTHS + 1, dtype=float)
+    t1 = np.maximum(t, 1.0)
+    ramp = a.num("contract.ramp_months")
+    ramp_v = np.where(ramp > 0, np.minimum(1.0, t1 / (ramp if ramp > 0 else 1.0)), 1.0)
+    if "contract.tranche_mw" in a.values and "contract.tranche_months" in a.values:
+        mw = a.num("contract.mw")
+        online = cap.tranche_online(t1, mw, a.num("contract.tranche_mw"),
+                                    a.num("contract.tranche_months"), np.inf)  # fmt: skip
+        tranche_v = online / mw
+    else:
+        tranche_v = np.zeros(MONTHS + 1)
+    ramp_v[0] = tranche_v[0] = np.nan  # no formula in month 0
+    return ramp_v, tranche_v
