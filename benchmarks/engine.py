@@ -320,8 +320,8 @@ def mc_targets():
         (mc.PathHistogram, "add", "fan"),
         (mc.PathHistogram, "merge", "fan"),
         (mc.PathHistogram, "quantiles", "fan"),
-        (voi.ValueBins, "add", "VOI"),
-        (voi.ValueBins, "merge", "VOI"),
+        (voi.Accumulator, "add", "VOI"),
+        (voi, "bin_ids", "VOI"),
         (mc.MonteCarloResult, "value_of_information", "VOI"),
         (mc, "analyse", "statistics"),
         (mc, "payback_by_month", "statistics"),
@@ -360,7 +360,7 @@ def make_floor(a, x: dict, n: int):
     ((wall, CPU) [s], NPV (n,))."""
     from floor import Floor
 
-    fl = Floor(a.values, set(x))
+    fl = Floor(a.values, set(x), a, served=srun.held_served(a))
     out = np.empty(n)
 
     def once():
@@ -404,7 +404,7 @@ def bench_montecarlo(a, n: int, reps: int) -> list[str]:
         f"{len(prob.names)} keys sampled, chunks of 20,000; {load0})"
     )
     print(
-        f"   econ {t_mc:.2f} s; the bare-numpy floor of the v2 arithmetic {t_floor:.2f} s (chunks of "
+        f"   econ {t_mc:.2f} s; the bare-numpy floor of the v3 arithmetic {t_floor:.2f} s (chunks of "
         f"{FLOOR_CHUNK:,}) -> {ratio:.2f}x (goal <= 2x); in CPU time {cpu1:.2f} s / {cpu_floor:.2f} s "
         f"= {cpu1 / cpu_floor:.2f}x"
     )

@@ -1,6 +1,6 @@
 """The Python API for notebooks and scripts (docs/api.md): load the data, evaluate one or many
 scenarios, and get the monthly paths, the metrics, the compute side's tables and every
-sensitivity analysis as pandas DataFrames whose column names carry their units.
+sensitivity analysis as pandas DataFrames.
 
 This module computes nothing of the model's own: each function calls the model
 (:func:`econ.model.evaluate`), the headline (:func:`econ.headline.headline`), the compute
@@ -9,16 +9,15 @@ side's tables (:mod:`econ.compute.tables`) or the sensitivity engine
 
 Conventions of every frame:
 
-- a numeric column is named ``"<name> [<unit>]"``: the name is the one econ uses elsewhere
-  (a field of :class:`econ.model.Results`, a column of ``econ capacity --json``, a key of
-  ``econ summary --json``), the unit is written as docs/model.md writes it ("-" for a pure
-  number, "x" for a ratio); a column of ids, text or yes/no has no brackets;
-- ``df.attrs["units"]`` maps every column to its unit (None for a column without one);
+- one name per figure: a column is named as ``econ ... --json`` and the CSV outputs name
+  it (``npv_usd``, ``payback_months``, ``rent_usd``, ``cumulative_cash_usd``): a Python
+  identifier, so ``df.npv_usd`` and ``df.query("npv_usd > 0")`` work; an assumption key keeps
+  its dotted name (``contract.value_usd``), its one name in the data files and ``--set``;
+- ``df.attrs["units"]`` maps every column to its unit as docs/model.md writes it ("-" for a
+  pure number, "x" for a ratio; None for ids, text and yes/no);
 - where the unit changes from row to row (a tornado or break-even row is about one key), a
   column gives it (``unit``, ``output_unit``, ``x_unit``, ``y_unit``), and
-  ``df.attrs["unit_columns"]`` maps each column so measured to the column holding its unit;
-- the outputs of the analyses are named as the Results fields (``npv``, ``payback_months``,
-  ``irr_annual``, ``profitability_index``), where ``econ sensitivity --json`` says ``npv_usd``.
+  ``df.attrs["unit_columns"]`` maps each column so measured to the column holding its unit.
 """
 
 from __future__ import annotations
@@ -58,13 +57,47 @@ SEED = 12345
 MONTE_CARLO_SAMPLES = 20_000
 SOBOL_SAMPLES = 1024
 
-# the sensitivity engine's output names (as `econ summary --json` names them) -> Results fields
-OUTPUT_NAMES = {
-    "npv_usd": "npv",
-    "payback_months": "payback_months",
-    "irr_annual": "irr_annual",
-    "profitability_index": "profitability_index",
-}
+# the analyses' outputs, named as `econ summary --json` names them
+OUTPUT_NAMES = (
+    "npv_usd",
+    "payback_months",
+    "irr_annual",
+    "profitability_index",
+    "mirr_annual",
+    # the Monte Carlo's second deal option (docs/model.md, section 7)
+    "npv_without_offer_usd",
+)
+
+
+def _field_names() -> dict[str, str]:
+    """Results field -> its name in the JSON and CSV outputs: the headline's name where it has
+    one (``npv`` -> ``npv_usd``, ``pro`` -> ``pro_subscribers``), else the field's name with
+    ``_usd`` added where its unit is in USD (``rent_npv`` -> ``rent_npv_usd``,
+    ``api_margin`` -> ``api_margin_usd``), else the field's."""
+    names = {
+        "npv": "npv_usd",
+        "npv_without_terminal_value": "npv_without_terminal_value_usd",
+        "npv_at_term": "npv_at_term_usd",
+        "terminal_value": "terminal_value_usd",
+        "shortfall": "shortfall_usd",
+        "realised_cost_per_mtok": "realised_cost_per_mtok_usd",
+        "months": "month",
+    }
+    for json_name, field_ in _headline.MONTHLY_FIELDS.items():
+        names.setdefault(field_, json_name)  # the first name (utilization, not the old one)
+    for field_, (unit, _, _) in _model.Results.units().items():
+        if field_ not in names:
+            usd = unit.startswith("USD") and not field_.endswith("_usd")
+            names[field_] = f"{field_}_usd" if usd else field_
+    return names
+
+
+FIELD_NAMES = _field_names()
+# the other way: a name of the outputs -> (unit, meaning) of its Results field
+NAME_UNITS = {FIELD_NAMES[f]: (unit, doc) for f, (unit, _, doc) in _model.Results.units().items()}
+# computed from the results by econ.payback, not a Results field
+NAME_UNITS["mirr_annual"] = ("1/yr", "the modified internal rate of return, a year")
+NAME_UNITS.setdefault("npv_without_offer_usd", ("USD", "the NPV of the deal without the offer"))
 
 CAPACITY_UNITS: dict[str, str | None] = {
     "platform": None,
@@ -91,11 +124,15 @@ CAPACITY_UNITS: dict[str, str | None] = {
 AUDIT_UNITS: dict[str, str | None] = {
     "point": None,
     "platform": None,
+    "model": None,
     "tokens_per_s_per_user": "tokens/s/user",
     "tokens_per_s_per_mw": "tokens/s/MW",
     "ceiling_tokens_per_s": "tokens/s/user",
     "physics_tokens_per_s_per_mw": "tokens/s/MW",
     "data_over_physics": "x",
+    "measured_model_physics_tokens_per_s_per_mw": "tokens/s/MW",
+    "realisation": "x",
+    "sets_realisation": None,
     "verdict": None,
 }
 CALIBRATION_UNITS: dict[str, str | None] = {
@@ -140,14 +177,36 @@ SOBOL_UNITS: dict[str, str | None] = {
 # naming
 
 
-def column(name: str, unit: str | None) -> str:
-    """The column name of a quantity: ``"rent [USD]"``, or the bare name where it has no unit."""
-    return f"{name} [{unit}]" if unit else name
-
-
 def output_unit(output: str) -> str:
-    """The unit of an output named as a Results field (``npv`` -> ``USD``)."""
-    return _model.Results.units()[output][0]
+    """The unit of an output as the JSON names it (``npv_usd`` -> ``USD``)."""
+    return NAME_UNITS[output][0]
+
+
+# a figure's unit from its name where it is no Results field: (ending, unit), first match
+SUFFIX_UNITS = (
+    ("_usd", "USD"),
+    ("_share", "share"),
+    ("utilization", "share"),
+    ("adoption", "share"),
+    ("_months", "months"),
+    ("_annual", "1/yr"),
+    ("tokens_per_s_per_mw", "tokens/s/MW"),
+    ("tokens_per_s", "tokens/s/user"),
+    ("_mw", "MW"),
+)
+
+
+def unit_of(name: str) -> str | None:
+    """The unit of a figure or key by its name: a dotted key's rule, a Results field's unit
+    (``npv_usd`` -> USD), else by its ending (``_usd``, ``_share``, ``_months``, ...)."""
+    if "." in name:
+        return key_unit(name)
+    if name in NAME_UNITS:
+        return NAME_UNITS[name][0]
+    for end, unit in SUFFIX_UNITS:
+        if name.endswith(end):
+            return unit
+    return None
 
 
 def key_unit(key: str) -> str | None:
@@ -157,11 +216,10 @@ def key_unit(key: str) -> str | None:
 
 
 def _with_units(df: pd.DataFrame, units: Mapping[str, str | None]) -> pd.DataFrame:
-    """``df`` with each column of a known unit renamed ``"name [unit]"``; attrs["units"] maps
-    every column (renamed) to its unit, None for the others."""
-    new = {c: column(c, units.get(c)) for c in df.columns}
-    out = df.rename(columns=new)
-    out.attrs = {**df.attrs, "units": {new[c]: units.get(c) for c in df.columns}}
+    """``df`` (its columns named as the JSON names them) with attrs["units"] mapping every
+    column to its unit, None for the others."""
+    out = df.copy()
+    out.attrs = {**df.attrs, "units": {c: units.get(c) for c in df.columns}}
     return out
 
 
@@ -422,10 +480,10 @@ class Evaluation:
     def monthly(self) -> pd.DataFrame:
         """Every monthly path, (N x H) rows indexed by (scenario, month), month 1..H.
 
-        One column per (N, H) field of :class:`~econ.model.Results`, named with its unit:
-        ``"mw_online [MW]"``, ``"rent [USD]"``, ``"revenue [USD]"``, ``"gpu_savings [USD]"``,
-        ``"net_cash_flow [USD]"``, ``"cumulative_cash [USD]"``, ``"utilization [share]"``,
-        ``"pro [users]"``, ``"incremental_pro [users]"``, ``"ultrafast_adoption [share]"``, ...
+        One column per (N, H) field of :class:`~econ.model.Results`, named as ``econ summary
+        --json`` names its monthly lists: ``mw_online``, ``rent_usd``, ``revenue_usd``,
+        ``gpu_savings_usd``, ``net_cash_flow_usd``, ``cumulative_cash_usd``, ``utilization``,
+        ``pro_subscribers``, ``incremental_pro_subscribers``, ``ultrafast_adoption``, ...
         (docs/model.md, sections 3-6). attrs: "units" and "meaning" by column. Fields only a
         detailed evaluation computes are absent with ``detail=False``. Memory: 8 bytes x N x H
         x about 35 columns; for a large N read ``results`` instead.
@@ -438,7 +496,7 @@ class Evaluation:
             x = getattr(r, name)
             if shape != "(N, H)" or x is None:
                 continue
-            c = column(name, unit)
+            c = FIELD_NAMES[name]
             cols[c] = np.asarray(x, float).reshape(-1)
             units[c], meaning[c] = unit, doc
         index = pd.MultiIndex.from_product(
@@ -450,27 +508,27 @@ class Evaluation:
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
-        """One row per scenario: the keys given to :func:`evaluate` (``"<key> [<unit>]"``), then
-        every (N,) field of :class:`~econ.model.Results` with its unit: ``"npv [USD]"``,
-        ``"npv_without_terminal_value [USD]"``, ``"npv_at_term [USD]"``,
-        ``"terminal_value [USD]"``, ``"irr_annual [1/yr]"``, ``"payback_months [months]"``,
-        ``"discounted_payback_months [months]"``, ``"shortfall [USD]"``, ``"rent_npv [USD]"``,
-        ``"profitability_index [-]"``, ``"realised_cost_per_mtok [USD per 1M tokens]"``,
-        ``"throughput_per_mw [tokens/s/MW]"``, ... (docs/model.md, section 6). No payback
-        within the horizon and an undefined IRR are NaN. attrs: "units" and "meaning"."""
+        """One row per scenario: the keys given to :func:`evaluate` (by their dotted names), then
+        every (N,) field of :class:`~econ.model.Results`, named as ``econ summary --json``
+        names it: ``npv_usd``, ``npv_without_terminal_value_usd``, ``npv_at_term_usd``,
+        ``terminal_value_usd``, ``irr_annual``, ``payback_months``,
+        ``discounted_payback_months``, ``shortfall_usd``, ``rent_npv_usd``,
+        ``profitability_index``, ``realised_cost_per_mtok_usd``, ``throughput_per_mw``, ...
+        (docs/model.md, section 6). No payback within the horizon and an undefined IRR are
+        NaN. attrs: "units" and "meaning" by column."""
         r = self.results
         cols: dict[str, np.ndarray] = {}
         units: dict[str, str | None] = {}
         meaning: dict[str, str] = {}
         for key, values in self.overrides.items():
-            c = column(key, key_unit(key))
+            c = key
             cols[c] = np.broadcast_to(values, (self.n,))
             units[c], meaning[c] = key_unit(key), f"the input {key}"
         for name, (unit, shape, doc) in _model.Results.units().items():
             x = getattr(r, name)
             if shape != "(N,)" or x is None:
                 continue
-            c = column(name, unit)
+            c = FIELD_NAMES[name]
             cols[c] = np.asarray(x, float)
             units[c], meaning[c] = unit, doc
         df = pd.DataFrame(cols, index=self.scenarios)
@@ -656,9 +714,8 @@ def goal_seek(
 
 
 def _outputs(df: pd.DataFrame, col: str = "output") -> pd.DataFrame:
-    """The engine's output names in ``col`` as the Results fields, with an output_unit column."""
+    """``df`` with an output_unit column after the output's name."""
     df = df.copy()
-    df[col] = df[col].map(lambda o: OUTPUT_NAMES.get(o, o))
     df.insert(df.columns.get_loc(col) + 1, "output_unit", df[col].map(output_unit))
     return df
 
@@ -673,7 +730,13 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     _check_assumptions(a, "tornado")
     from econ.sensitivity import run
 
-    df = _outputs(run.tornado(a))
+    return tornado_frame(run.tornado(a))
+
+
+def tornado_frame(engine: pd.DataFrame) -> pd.DataFrame:
+    """The engine's tornado as :func:`tornado` returns it (and ``econ sensitivity tornado
+    --csv`` writes it): with its units."""
+    df = _outputs(engine)
     df.insert(df.columns.get_loc("variable") + 1, "unit", df["variable"].map(key_unit))
     df = _with_units(df, {})
     out = ("output_base", "output_low", "output_high", "change_low", "change_high", "swing")
@@ -686,18 +749,21 @@ def tornado(a: Assumptions) -> pd.DataFrame:
 
 def grids(a: Assumptions) -> pd.DataFrame:
     """The two-way grids of grids.csv (docs/model.md, section 7): one row per grid point,
-    columns grid, x_key, x_unit, x, y_key, y_unit, y, and ``"npv [USD]"``,
-    ``"payback_months [months]"``, ``"irr_annual [1/yr]"``."""
+    columns grid, x_key, x_unit, x, y_key, y_unit, y, npv_usd, payback_months, irr_annual."""
     _check_assumptions(a, "grids")
     from econ.sensitivity import run
 
-    df = run.grids(a)
+    return grids_frame(run.grids(a))
+
+
+def grids_frame(engine: pd.DataFrame) -> pd.DataFrame:
+    """The engine's grids as :func:`grids` returns them, with their units."""
+    df = engine.copy()
     if df.empty:
         return df
     df.insert(df.columns.get_loc("x_key") + 1, "x_unit", df["x_key"].map(key_unit))
     df.insert(df.columns.get_loc("y_key") + 1, "y_unit", df["y_key"].map(key_unit))
-    df = df.rename(columns=OUTPUT_NAMES)
-    units = {o: output_unit(o) for o in OUTPUT_NAMES.values() if o in df.columns}
+    units = {o: output_unit(o) for o in OUTPUT_NAMES if o in df.columns}
     df = _with_units(df, units)
     df.attrs["unit_columns"] = {"x": "x_unit", "y": "y_unit"}
     return df
@@ -710,23 +776,25 @@ class MonteCarlo:
     Attributes
     ----------
     statistics : index (output, statistic), columns value and unit: the percentiles
-        "P5".."P95" of npv, payback_months, irr_annual and profitability_index, the mean and
+        "P5".."P95" of npv_usd, payback_months, irr_annual and profitability_index, the mean and
         its standard error (not of IRR), "P(NPV > 0)", "P(payback <= term)" and their
         standard errors, "share undefined", "share with no payback within the horizon".
-    value_of_information : one row per key of sensitivity.csv: key, ``"evppi [USD]"``, its
-        ``"noise_floor [USD]"`` and ``"noise_sd [USD]"``, within_noise (not shown to be worth
-        knowing), ``"share_of_evpi [share]"``; largest first. attrs["evpi"] = ``evpi``.
+    value_of_information : one row per key of sensitivity.csv: key, evppi_usd (the
+        penalised-spline regression estimator), its bootstrap standard error evppi_se_usd,
+        share_of_evpi, reason (why an EVPPI is exactly 0: the same option is best at every
+        value of the key, or the model does not read it), edf (the spline's effective degrees
+        of freedom); largest first. attrs: ``evpi``, ``evpi_se``, ``samples``, ``options_usd``
+        (each decision option's mean NPV).
     evpi : the expected value of perfect information on every input [USD].
-    fan : index month, ``"P10 [USD]"``, ``"P50 [USD]"``, ``"P90 [USD]"``: cumulative cash by
-        month over all samples.
-    payback_by_month : index month, ``"share_paid_back [share]"`` (P(payback <= month)) and
-        its ``"standard_error [share]"``.
-    convergence : the mean NPV over the first 1, 2, 4, ... samples and all: ``"n [samples]"``,
-        ``"defined [samples]"``, ``"mean [USD]"``, ``"standard_error [USD]"``.
-    histograms, s_curves : {"npv", "payback_months": frame} (histogram bins over P1-P99 with
-        the tails in attrs; share of all samples at or below each value).
-    samples : the first ``keep`` samples, index sample: every sampled key
-        (``"<key> [<unit>]"``) and the four outputs (``"npv [USD]"``, ...).
+    fan : index month, P10, P50, P90 [USD]: cumulative cash by month over all samples.
+    payback_by_month : index month, share (P(payback <= month)) and its standard_error.
+    convergence : the mean NPV over the first 1, 2, 4, ... samples and all: n, defined
+        [samples], mean, standard_error [USD].
+    histograms, s_curves : {"npv_usd", "payback_months": frame} (histogram bins over P1-P99
+        with the tails in attrs; share of all samples at or below each value).
+    samples : the first ``keep`` samples, index sample: every sampled key (its dotted name)
+        and the outputs (npv_usd, ..., mirr_annual and npv_without_offer_usd, the deal without
+        the subscriber offer).
     n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
         sensitivity.csv that the payback model does not read (not sampled; zero value of
         information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
@@ -750,7 +818,7 @@ class MonteCarlo:
     @property
     def probability_npv_positive(self) -> float:
         """P(NPV > 0) over all samples [share]."""
-        return float(self.statistics.loc[("npv", "P(NPV > 0)"), "value"])
+        return float(self.statistics.loc[("npv_usd", "P(NPV > 0)"), "value"])
 
     @property
     def probability_payback_within_term(self) -> float:
@@ -782,7 +850,7 @@ def monte_carlo(
         ``workers``.
     workers : processes evaluating the samples (1: this one).
     keep : samples to return with their inputs in ``.samples`` (default all: 8 bytes x
-        (sampled keys + 4) each).
+        (sampled keys + 6) each).
 
     Returns a :class:`MonteCarlo`. Raises AssumptionError where sensitivity.csv is missing
     or has no rows.
@@ -800,26 +868,76 @@ def monte_carlo(
     if why:
         raise AssumptionError(f"monte_carlo: keep={keep}: {why} (pass keep=)")
     mc = run.monte_carlo(a, samples, seed, keep=keep, workers=workers)
-    stats = mc["stats"].copy()
-    stats["output"] = stats["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
-    stats["unit"] = [
-        _statistic_unit(s, output_unit(o))
-        for o, s in zip(stats["output"], stats["statistic"], strict=True)
-    ]
-    stats = stats.set_index(["output", "statistic"])
-    usd = output_unit("npv")
-    voi = _with_units(
-        mc["evppi"],
-        {"evppi": usd, "noise_floor": usd, "noise_sd": usd, "share_of_evpi": "share"},
+    f = monte_carlo_frames(mc)
+    return MonteCarlo(
+        statistics=f["statistics"],
+        value_of_information=f["value_of_information"],
+        evpi=float(mc["evpi_usd"]),
+        fan=f["fan"],
+        payback_by_month=f["payback_by_month"],
+        convergence=f["convergence"],
+        histograms=f["histograms"],
+        s_curves=f["s_curves"],
+        samples=f["samples"],
+        n=int(mc["n"]),
+        seed=seed,
+        sampled=tuple(mc["problem"].names),
+        unread=tuple(mc["unread"]),
+        raw=mc,
     )
+
+
+VOI_NAMES = {
+    "evppi": "evppi_usd",
+    "evppi_se": "evppi_se_usd",
+    "noise_floor": "noise_floor_usd",
+    "noise_sd": "noise_sd_usd",
+}
+
+
+def voi_frame(evppi: pd.DataFrame) -> pd.DataFrame:
+    """The engine's value of information by key, its amounts named as the JSON names them
+    (evppi_usd, evppi_se_usd), with units."""
+    usd = output_unit("npv_usd")
+    units = {v: usd for v in VOI_NAMES.values()}
+    return _with_units(
+        evppi.rename(columns=VOI_NAMES),
+        {**units, "share_of_evpi": "share", "edf": "degrees of freedom"},
+    )
+
+
+def statistics_frame(stats: pd.DataFrame) -> pd.DataFrame:
+    """The engine's Monte Carlo statistics (output, statistic, value) with each row's unit."""
+    out = stats.copy()
+    out["unit"] = [
+        _statistic_unit(s, output_unit(o))
+        for o, s in zip(out["output"], out["statistic"], strict=True)
+    ]
+    out = _with_units(out, {})
+    out.attrs["unit_columns"] = {"value": "unit"}
+    return out
+
+
+def monte_carlo_frames(mc: dict) -> dict[str, Any]:
+    """The frames of a :class:`MonteCarlo` from the engine's dict
+    (econ.sensitivity.run.monte_carlo), named as ``econ sensitivity montecarlo --json``
+    names them, with their units."""
+    stats = statistics_frame(mc["stats"]).set_index(["output", "statistic"])
+    usd = output_unit("npv_usd")
+    voi = voi_frame(mc["evppi"])
     voi.attrs["evpi"] = float(mc["evpi_usd"])
+    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
+    voi.attrs["samples"] = int(mc["n"])
+    voi.attrs["options_usd"] = dict(mc["options"])
+    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
+    voi.attrs["samples"] = int(mc["n"])
+    voi.attrs["options_usd"] = dict(mc["options"])
     fan = _with_units(mc["fan"], {"P10": usd, "P50": usd, "P90": usd, "month": None}).set_index(
         "month"
     )
-    fan.attrs["path"] = "cumulative_cash"
-    by_month = mc["payback_by_month"].rename(columns={"share": "share_paid_back"})
+    fan.attrs["path"] = "cumulative_cash_usd"
     by_month = _with_units(
-        by_month, {"share_paid_back": "share", "standard_error": "share"}
+        mc["payback_by_month"], {"share": "share", "standard_error": "share"}
     ).set_index("month")
     conv = _with_units(
         mc["convergence"],
@@ -828,7 +946,7 @@ def monte_carlo(
     months = output_unit("payback_months")
     hist_units = {"count": "samples", "cumulative_share": "share"}
     histograms = {
-        "npv": _with_units(
+        "npv_usd": _with_units(
             mc["hist_npv"], {**hist_units, **dict.fromkeys(("bin_low", "bin_high", "bin_mid"), usd)}
         ),
         "payback_months": _with_units(
@@ -837,30 +955,29 @@ def monte_carlo(
         ),
     }
     s_curves = {
-        "npv": _with_units(mc["s_npv"], {"value": usd, "share": "share"}),
+        "npv_usd": _with_units(mc["s_npv"], {"value": usd, "share": "share"}),
         "payback_months": _with_units(mc["s_payback"], {"value": months, "share": "share"}),
     }
-    raw_samples = mc["run"].inputs.rename(columns=OUTPUT_NAMES)
-    units = {c: key_unit(c) for c in raw_samples.columns if c not in OUTPUT_NAMES.values()}
-    units.update({o: output_unit(o) for o in OUTPUT_NAMES.values()})
+    raw_samples = mc["run"].inputs
+    units = {c: key_unit(c) for c in raw_samples.columns if c not in OUTPUT_NAMES}
+    units.update({o: output_unit(o) for o in OUTPUT_NAMES})
     kept = _with_units(raw_samples, units)
     kept.index.name = "sample"
-    return MonteCarlo(
-        statistics=stats,
-        value_of_information=voi,
-        evpi=float(mc["evpi_usd"]),
-        fan=fan,
-        payback_by_month=by_month,
-        convergence=conv,
-        histograms=histograms,
-        s_curves=s_curves,
-        samples=kept,
-        n=int(mc["n"]),
-        seed=seed,
-        sampled=tuple(mc["problem"].names),
-        unread=tuple(mc["unread"]),
-        raw=mc,
-    )
+    return {
+        "statistics": stats,
+        "value_of_information": voi,
+        "fan": fan,
+        "payback_by_month": by_month,
+        "convergence": conv,
+        "histograms": histograms,
+        "s_curves": s_curves,
+        "samples": kept,
+    }
+
+
+def samples_units(columns: Iterable[str]) -> dict[str, str | None]:
+    """The unit of each column of a samples CSV (dotted keys, then the outputs)."""
+    return {c: output_unit(c) if c in OUTPUT_NAMES else key_unit(c) for c in columns}
 
 
 def sobol_indices(
@@ -880,9 +997,9 @@ def sobol_indices(
     metric : "npv" or "payback" (no payback counts as the horizon).
     workers : processes evaluating the samples.
 
-    Columns: output, variable, ``"S1 [-]"``, ``"S1_low [-]"``, ``"S1_high [-]"``,
-    ``"ST [-]"``, ``"ST_low [-]"``, ``"ST_high [-]"``, note; largest total index first. A key
-    the payback model does not read has indices of exactly 0 and says so in note.
+    Columns: output, variable, S1, S1_low, S1_high, ST, ST_low, ST_high (shares of the
+    output's variance, unit "-"), note; largest total index first. A key the payback model
+    does not read has indices of exactly 0 and says so in note.
     """
     _check_assumptions(a, "sobol_indices")
     n = _whole("sobol_indices: n", n, 1, MAX_SOBOL_SAMPLES)
@@ -895,9 +1012,12 @@ def sobol_indices(
     why = sobol_size_error(n, len(run.varied(a)))
     if why:
         raise AssumptionError(f"sobol_indices: n={n}: {why}")
-    df = run.sobol_indices(a, n, seed, metric, workers=workers)
-    df["output"] = df["output"].map(lambda o: OUTPUT_NAMES.get(o, o))
-    return _with_units(df, SOBOL_UNITS)
+    return sobol_frame(run.sobol_indices(a, n, seed, metric, workers=workers))
+
+
+def sobol_frame(engine: pd.DataFrame) -> pd.DataFrame:
+    """The engine's Sobol indices with their units."""
+    return _with_units(engine, SOBOL_UNITS)
 
 
 def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
@@ -905,13 +1025,18 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
 
     Columns: key, unit (of base, searched_low, searched_high and breakeven), base,
     searched_low, searched_high, breakeven (NaN where the range holds none),
-    ``"change_from_base [share]"`` (breakeven / base - 1) and message."""
+    change_from_base (breakeven / base - 1) and message."""
     _check_assumptions(a, "breakeven_table")
     if target not in ("npv", "payback"):
         raise AssumptionError(f"breakeven_table: target {target!r}; expected 'npv' or 'payback'")
     from econ.sensitivity.breakeven import breakeven_table as table
 
-    df = table(a, target)
+    return breakeven_frame(table(a, target))
+
+
+def breakeven_frame(engine: pd.DataFrame) -> pd.DataFrame:
+    """The engine's break-even table with each row's unit (the key's)."""
+    df = engine.copy()
     df.insert(df.columns.get_loc("key") + 1, "unit", df["key"].map(key_unit))
     df = _with_units(df, {"change_from_base": "share"})
     df.attrs["unit_columns"] = dict.fromkeys(

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from econ.assumptions import (
     path_text,
     shown,
     too_small,
+    unknown_key_message,
 )
 from econ.limits import (
     MAX_POINTS,
@@ -133,7 +135,19 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line on stderr (status 2), without the usage."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        usage_error(message, self.prog)
+        usage_error(did_you_mean(message), self.prog)
+
+
+def did_you_mean(message: str) -> str:
+    """argparse's "invalid choice: 'sumary' (choose from ...)" with the nearest choice named."""
+    import difflib
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message, flags=re.S)
+    if not m:
+        return message
+    choices = re.findall(r"'([^']*)'", m[2]) or [c.strip() for c in m[2].split(",")]
+    close = difflib.get_close_matches(m[1], choices, n=2, cutoff=0.5)
+    return message + (f"; did you mean {' or '.join(close)}?" if close else "")
 
 
 def usage_error(message: str, prog: str = "econ") -> None:
@@ -206,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="load and validate the assumption data")
     _common(p)
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
 
     p = sub.add_parser("summary", help="headline figures")
     _common(p)
@@ -236,9 +251,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip the Tornado, Grid, Monte Carlo and Sobol sheets",
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a report folder that holds the report of another data folder",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the Explain sheet even where nothing differs from the bundled data (it is "
+        "added by itself where something does)",
+    )
 
     p = sub.add_parser("init", help="write an editable copy of the default data")
-    p.add_argument("dir", metavar="DIR")
+    p.add_argument(
+        "dir", metavar="DIR", help="the folder to write the CSVs into, e.g. econ init mydata"
+    )
     p.add_argument(
         "--force", action="store_true", help="write into a folder that already has files"
     )
@@ -255,14 +283,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=(),
         help="per-user speeds [tokens/s] to add to the tier speeds, e.g. --speeds 340,1000",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
     p = sub.add_parser(
         "goal-seek", help="the value of KEY at which NPV is zero (or payback equals the term)"
     )
     _common(p)
-    p.add_argument("key")
-    p.add_argument("--target", choices=("npv", "payback"), default="npv")
+    p.add_argument(
+        "key",
+        metavar="KEY",
+        help="the dotted key to solve for, e.g. econ goal-seek tiers.ultrafast.adoption",
+    )
+    p.add_argument(
+        "--target",
+        choices=("npv", "payback"),
+        default="npv",
+        help="NPV zero, or payback at the end of the term (default npv)",
+    )
     p.add_argument(
         "--hold",
         choices=("rate", "value"),
@@ -276,13 +313,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="lower end of the search (default: the key's sensitivity range)",
     )
     p.add_argument("--high", type=finite_number, help="upper end of the search")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
 
     p = sub.add_parser(
         "sensitivity", help="tornado, grid, Monte Carlo, Sobol or break-even analysis"
     )
     _common(p)
-    p.add_argument("analysis", choices=("tornado", "grid", "montecarlo", "sobol", "breakeven"))
+    p.add_argument(
+        "analysis",
+        choices=("tornado", "grid", "montecarlo", "sobol", "breakeven"),
+        metavar="ANALYSIS",
+        help="tornado, grid, montecarlo, sobol or breakeven, e.g. econ sensitivity montecarlo "
+        "--samples 50000",
+    )
     _samples(
         p,
         f"samples: Monte Carlo 1 to {MAX_SAMPLES:,} (default 20,000); Sobol base n 1 to "
@@ -299,9 +342,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="montecarlo: write every sample (its inputs by key, npv_usd, payback_months, "
         "irr_annual, profitability_index) to FILE",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="also show the keys of no effect (zero swing, zero index, not read, within the "
+        "noise), which the tables leave out",
+    )
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
-    out.add_argument("--csv", metavar="FILE")
+    out.add_argument("--json", action="store_true", help="one JSON object instead of tables")
+    out.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="write the table to FILE (every row, unformatted; units in FILE.units.csv)",
+    )
 
     p = sub.add_parser(
         "compare",
@@ -313,8 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="SCENARIO",
         type=compare_name,
-        help="scenario names, base for the run without one (default: base, then every "
-        "scenario of data/scenarios)",
+        help="scenario names, base for the run without one, e.g. econ compare base "
+        "strong_upgrade (default: base, then every scenario of data/scenarios)",
     )
     _data_and_set(p)
     p.add_argument(
@@ -342,7 +395,11 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep", help="NPV, payback, discounted payback and utilisation over the term over one key"
     )
     _common(p)
-    p.add_argument("key")
+    p.add_argument(
+        "key",
+        metavar="KEY",
+        help="the dotted key to sweep, e.g. econ sweep tiers.ultrafast.tokens_per_s",
+    )
     _key_range(p)
     p.add_argument(
         "--points",
@@ -359,15 +416,23 @@ def build_parser() -> argparse.ArgumentParser:
         "at its rate per MW-month (rate, the default) or keep the value (value)",
     )
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
-    out.add_argument("--csv", metavar="FILE", help="write the table to FILE")
+    out.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    out.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="write the table to FILE (unformatted; units in FILE.units.csv)",
+    )
     _workers_all(p)
 
     p = sub.add_parser(
         "optimize", help="the value of KEY that maximises NPV (or another metric) in a range"
     )
     _common(p)
-    p.add_argument("key")
+    p.add_argument(
+        "key",
+        metavar="KEY",
+        help="the dotted key to choose, e.g. econ optimize contract.mw --low 300 --high 900",
+    )
     _key_range(p)
     p.add_argument(
         "--metric",
@@ -383,8 +448,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="for contract.mw and contract.term_months: move the contract's value with its size "
         "at its rate per MW-month (rate, the default) or keep the value (value)",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     _workers_all(p)
+
+    p = sub.add_parser(
+        "explain",
+        help="where the change in NPV (and payback) from the bundled data (or --against) comes "
+        "from, key by key (Shapley values)",
+    )
+    _common(p)
+    p.add_argument(
+        "--against",
+        metavar="DIR|SCENARIO",
+        help="the case to explain the change from: a data folder, or a scenario of this data "
+        "(default: the bundled data)",
+    )
+    p.add_argument("--png", metavar="FILE", help="write the waterfall chart of the change to FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+
+    p = sub.add_parser(
+        "keys",
+        help="every assumption key: value, unit, valid range, sensitivity range, guess or "
+        "sourced, and its source",
+    )
+    _common(p)
+    p.add_argument(
+        "pattern",
+        nargs="?",
+        metavar="PATTERN",
+        help="only keys containing PATTERN, or matching it as a shell pattern, e.g. econ keys "
+        "'plans.*.price*'",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON list instead of text")
     return parser
 
 
@@ -446,20 +541,63 @@ def _number(x: float) -> str:
     return f"{x:,.2f}" if math.isfinite(x) else "-"
 
 
-def progress_bar():
-    """A progress bar on stderr when it is a terminal (None otherwise)."""
-    if not sys.stderr.isatty():
-        return None
+def bars():
+    """Progress bars on stderr, shown only where stderr is a terminal (econ.report.terminal)."""
+    from econ.report.terminal import Bars
 
-    def show(done: int, n: int) -> None:
-        width = 30
-        k = int(width * done / n)
-        sys.stderr.write(f"\r  [{'#' * k}{'.' * (width - k)}] {done:,}/{n:,} samples")
-        if done >= n:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+    return Bars()
 
-    return show
+
+def show(text: str, notes: list[str] = ()) -> None:
+    """A result on stdout; its notes (what was left out to fit) on stderr."""
+    print(text)
+    for n in notes:
+        note(n)
+
+
+def note(text: str) -> None:
+    """A note for the person at the terminal, on stderr (never mixed with results)."""
+    print(text, file=sys.stderr)
+
+
+def wrote(path) -> None:
+    note(f"econ: wrote {path}")
+
+
+def units_path(path: Path) -> Path:
+    """Where a CSV's units go: ``out.csv`` -> ``out.units.csv`` (docs/api.md)."""
+    stem = path.name[:-4] if path.name.lower().endswith(".csv") else path.name
+    return path.with_name(f"{stem}.units.csv")
+
+
+def write_csv(path: Path, df, units=None, unit_columns=None) -> list[Path]:
+    """``df`` to ``path`` as CSV (unformatted, every row) and its units to the file beside it
+    (:func:`units_path`): one row per column, with its unit, or the column that gives each
+    row's unit. Returns the paths written."""
+    import pandas as pd
+
+    from econ.api import unit_of
+
+    units = dict(units if units is not None else df.attrs.get("units", {}))
+    unit_columns = dict(
+        unit_columns if unit_columns is not None else df.attrs.get("unit_columns", {})
+    )
+    table = pd.DataFrame(
+        {
+            "column": [str(c) for c in df.columns],
+            "unit": [
+                "" if c in unit_columns else (units.get(c, unit_of(str(c))) or "")
+                for c in df.columns
+            ],
+            "unit_column": [unit_columns.get(c, "") for c in df.columns],
+        }
+    )
+    write_text(path, df.to_csv(index=False))
+    side = units_path(path)
+    if side != path and path.exists() and path.is_file():
+        write_text(side, table.to_csv(index=False))
+        return [path, side]
+    return [path]
 
 
 def resolve(args: argparse.Namespace) -> Assumptions:
@@ -542,7 +680,62 @@ def _drop_stdout(stream) -> None:
         pass
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (``timeout``, CI, a process manager): stop as on Ctrl-C."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated
+
+
+def _stopped(why: str, code: int) -> int:
+    """After SIGINT or SIGTERM: no second signal interrupts the cleanup; the workers are
+    stopped; one line says why. What was being written was removed by the writers' own
+    cleanup (a temporary beside the output, never the output)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
+    from econ.parallel import stop_all
+
+    stop_all()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    print(f"econ: {why}", file=sys.stderr)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line: a result or one line saying what is wrong (status 2); Ctrl-C and
+    SIGTERM end it with one line and status 130 or 143, leaving no worker behind."""
+    before = None
+    try:
+        before = {
+            signal.SIGINT: signal.getsignal(signal.SIGINT),
+            signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm),
+        }
+    except ValueError:  # not the main thread (called from a thread): leave signals alone
+        pass
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _stopped("interrupted", EXIT_INTERRUPTED)
+    except Terminated:
+        return _stopped("terminated", EXIT_TERMINATED)
+    finally:
+        if before is not None and argv is not None:  # called from Python: put them back
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+
+
+def _main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _warning_line  # one plain line per warning, no source paths
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -584,10 +777,12 @@ def cmd_validate(args) -> int:
     base = _load_data(args)
     a = _apply(base, args.scenario, args.overrides)
     _check_like_report(a)
-    print(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else ""))
-    for fi in a.files:
-        print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
-    print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
+    if not args.json:
+        print(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else ""))
+        for fi in a.files:
+            print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
+        print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
+    names = []
     if not args.scenario:
         names = base.scenario_names()
         for name in names:
@@ -603,8 +798,21 @@ def cmd_validate(args) -> int:
                 _check_like_report(_apply(base, name, args.overrides))
             except AssumptionError as exc:
                 raise AssumptionError(f"scenario {name}: {exc}") from None
-        if names:
+        if names and not args.json:
             print(f"  scenarios checked: {', '.join(names)}")
+    if args.json:
+        doc = {
+            "ok": True,
+            "data": str(a.data_dir),
+            "bundled_data": a.bundled,
+            "files": [{"name": f.name, "rows": f.rows, "sha256": f.sha256} for f in a.files],
+            "keys": len(a.values),
+            "scenario": a.scenario,
+            "overrides": len(a.overrides),
+            "scenarios_checked": names,
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
     print("OK")
     return 0
 
@@ -627,7 +835,12 @@ def cmd_summary(args) -> int:
 
     a = resolve(args)
     h = headline(a)
-    print(json.dumps(h, indent=1) if args.json else text(h))
+    if args.json:
+        print(json.dumps(h, indent=1))
+    else:
+        from econ.report.terminal import wrap
+
+        print(wrap(text(h)))
     return 0
 
 
@@ -648,22 +861,33 @@ def cmd_report(args) -> int:
     if not args.no_sensitivity:
         _check_sobol_size(a, args.sobol_samples, "--sobol-samples")
     out = Path(args.out)
-    check_report(out, a, force=args.force)  # refuse before minutes of sampling
+    check_report(out, a, force=args.force, replace=args.replace)  # before minutes of sampling
     analysis, info = {}, {}
-    if not args.no_sensitivity:
-        from econ.sensitivity.run import report_analysis
+    with bars() as phase:
+        phase("Checking the data", "")
+        if not args.no_sensitivity:
+            from econ.sensitivity.run import report_analysis
 
-        analysis, info = report_analysis(
+            analysis, info = report_analysis(
+                a,
+                samples=args.samples,
+                sobol_n=args.sobol_samples,
+                seed=args.seed,
+                workers=args.workers,
+                phase=phase,
+            )
+        phase("Writing the workbook", "")
+        path = write_report(
             a,
-            samples=args.samples,
-            sobol_n=args.sobol_samples,
-            seed=args.seed,
-            progress=progress_bar(),
-            workers=args.workers,
+            out,
+            force=args.force,
+            analysis=analysis,
+            run_info=info,
+            replace=args.replace,
+            explain=args.explain,
         )
-    path = write_report(a, out, force=args.force, analysis=analysis, run_info=info)
-    print(f"econ: wrote {path}")
-    print(f"econ: wrote {path.with_name('summary.md')}")
+    wrote(path)
+    wrote(path.with_name("summary.md"))
     return 0
 
 
@@ -678,8 +902,8 @@ def cmd_init(args) -> int:
     if has_files and not args.force:
         raise AssumptionError(f"{dest} already has files; choose an empty folder or pass --force")
     copy_as_one_unit(bundled_data_dir(), dest)
-    print(f"econ: wrote an editable copy of the default data to {dest}")
-    print(f"       use it with: econ report --data {dest}")
+    note(f"econ: wrote an editable copy of the default data to {dest}")
+    note(f"       use it with: econ report --data {dest}")
     return 0
 
 
@@ -728,7 +952,6 @@ def copy_as_one_unit(src: Path, dest: Path) -> None:
 
 
 def cmd_capacity(args) -> int:
-    import pandas as pd
 
     from econ.compute import tables
     from econ.headline import clean
@@ -743,26 +966,9 @@ def cmd_capacity(args) -> int:
         }
         print(json.dumps(clean(out), indent=1))
         return 0
-    shown = [
-        "platform",
-        "tier",
-        "tokens_per_s_per_user",
-        "tokens_per_s_per_mw",
-        "concurrent_users_per_mw",
-        "chips_per_replica",
-        "stages",
-        "ceiling_tokens_per_s",
-        "physics_tokens_per_s_per_mw",
-        "data_over_physics",
-        "verdict",
-        "cost_per_mtok_rent_usd",
-        "cost_per_mtok_buy_usd",
-    ]
-    with pd.option_context("display.width", 250, "display.max_columns", 30):
-        print(df[shown].to_string(index=False, float_format=_number, na_rep="-"))
-        print()
-        print("Frontier points against the physics envelope of the served model:")
-        print(tables.frontier_audit(a).to_string(index=False, float_format=_number, na_rep="-"))
+    from econ.report import cli_text
+
+    show(*cli_text.capacity(df, tables.frontier_audit(a)))
     return 0
 
 
@@ -778,72 +984,113 @@ def cmd_goal_seek(args) -> int:
 
         print(json.dumps(clean(res.__dict__), indent=1))
     else:
-        print(
-            f"searched {args.key} in [{res.bracket[0]:g}, {res.bracket[1]:g}] (base {res.base:g})"
-        )
-        print(res.message)
+        from econ.report import cli_text
+
+        print(cli_text.goal_seek(res, args.key))
     return 0
 
 
+PHASES = {
+    "montecarlo": ("Monte Carlo", "samples"),
+    "sobol": ("Sobol", "evaluations"),
+    "grid": ("Grids", "points"),
+    "breakeven": ("Break-even", "keys"),
+    "tornado": ("Tornado", ""),
+}
+
+
 def cmd_sensitivity(args) -> int:
-    import pandas as pd
-
+    from econ import api
     from econ.headline import clean
-    from econ.sensitivity.run import held, run_cli
+    from econ.sensitivity.run import run_cli
 
-    a = resolve(args)
-    if args.samples_csv and args.analysis != "montecarlo":
-        raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
-    if args.analysis == "sobol":
-        _check_sobol_size(a, args.samples or 1024, "--samples")
-    res = run_cli(
-        a,
-        args.analysis,
-        samples=args.samples,
-        seed=args.seed,
-        metric=args.metric,
-        progress=progress_bar(),
-        workers=args.workers,
-        samples_csv=args.samples_csv,
-    )
+    with bars() as phase:
+        phase("Checking the data", "")
+        a = resolve(args)
+        if args.samples_csv and args.analysis != "montecarlo":
+            raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+        if args.analysis == "sobol":
+            _check_sobol_size(a, args.samples or 1024, "--samples")
+        res = run_cli(
+            a,
+            args.analysis,
+            samples=args.samples,
+            seed=args.seed,
+            metric=args.metric,
+            progress=phase(*PHASES[args.analysis]),
+            workers=args.workers,
+            samples_csv=args.samples_csv,
+        )
     if isinstance(res, dict):  # the Monte Carlo: statistics, value of information, fans
-        df = res["stats"]
+        voi = api.voi_frame(res["evppi"])
         doc = {
             "samples": res["n"],
-            "statistics": df.to_dict(orient="records"),
+            "statistics": res["stats"].to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
-            "evppi_usd": {r["key"]: r["evppi"] for r in res["evppi"].to_dict(orient="records")},
-            "evppi": res["evppi"].to_dict(orient="records"),
+            "evpi_se_usd": res["evpi_se_usd"],
+            "evppi_usd": dict(zip(voi["key"], voi["evppi_usd"], strict=True)),
+            "evppi_se_usd": dict(zip(voi["key"], voi["evppi_se_usd"], strict=True)),
+            "evppi": voi.to_dict(orient="records"),
+            "decision_options_usd": res["options"],
+            "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
             "held": {k: v for k, v, _ in res["held"]},
         }
+        frame = api.statistics_frame(res["stats"])
     else:
-        df = res
-        doc = df.to_dict(orient="records")
+        doc = res.to_dict(orient="records")
+        frame = {
+            "tornado": api.tornado_frame,
+            "grid": api.grids_frame,
+            "sobol": api.sobol_frame,
+            "breakeven": api.breakeven_frame,
+        }[args.analysis](res)
     if args.samples_csv:
-        print(f"econ: wrote {args.samples_csv}", file=sys.stderr)
+        path = Path(args.samples_csv)
+        if path.is_file():
+            with open(path, encoding="utf-8") as fh:
+                cols = fh.readline().strip().split(",")  # the header econ wrote
+            side = units_path(path)
+            if side != path:
+                import pandas as pd
+
+                units = api.samples_units(cols)
+                write_text(
+                    side,
+                    pd.DataFrame(
+                        {"column": cols, "unit": [units[c] or "" for c in cols], "unit_column": ""}
+                    ).to_csv(index=False),
+                )
+        wrote(args.samples_csv)
     if args.csv:
-        write_text(Path(args.csv), df.to_csv(index=False))
-        print(f"econ: wrote {args.csv}")
+        for p in write_csv(Path(args.csv), frame):
+            wrote(p)
     elif args.json:
         print(json.dumps(clean(doc), indent=1))
     else:
-        with pd.option_context(
-            "display.width", 200, "display.max_columns", 30, "display.max_rows", 200
-        ):
-            print(df.to_string(index=False))
-            if isinstance(res, dict):
-                from econ.report.summary import voi_sentence
+        from econ.report import cli_text
+        from econ.sensitivity.run import held
 
-                print()
-                print(voi_sentence(res))
+        if args.analysis == "montecarlo":
+            show(*cli_text.montecarlo(res, args.all))
+        elif args.analysis == "tornado":
+            show(*cli_text.tornado(res, args.all))
+        elif args.analysis == "grid":
+            show(*cli_text.grid(res, args.all))
+        elif args.analysis == "sobol":
+            show(*cli_text.sobol(res, args.all))
+        else:
+            from econ.model import evaluate
+
+            show(*cli_text.breakeven(res, evaluate(a, detail=False).inputs_read, args.all))
         fixed = held(a)
-        if fixed:
+        if fixed and args.analysis != "montecarlo":
             from econ.report.summary import held_sentence
+            from econ.report.terminal import wrap
 
-            print(held_sentence(fixed))
+            print(wrap(held_sentence(fixed)))
     return 0
 
 
@@ -859,7 +1106,10 @@ def write_text(path: Path, text: str) -> None:
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
             return
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        from econ.tempfiles import clean_stale, temporary
+
+        clean_stale(path)
+        fd, tmp = temporary(path)
     except OSError as exc:
         raise OutputFailure(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
@@ -897,13 +1147,13 @@ def cmd_compare(args) -> int:
     names = compare_names(base, args.scenarios)
     scenarios = [_apply(base, None if n == BASE_SCENARIO else n, args.overrides) for n in names]
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
-    c = compare(scenarios, workers=_all_workers(args))
+    with bars() as phase:
+        c = compare(scenarios, workers=_all_workers(args), progress=phase("Scenarios", "scenarios"))
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
         facts += "; on every scenario: " + ", ".join(f"--set {o}" for o in args.overrides)
     paths = write_comparison(c, Path(args.out), run_time, facts + f"; econ {__version__}")
-    log = sys.stderr if args.json else sys.stdout
     if args.json:
         doc = {
             "run_time": run_time,
@@ -913,10 +1163,9 @@ def cmd_compare(args) -> int:
         }
         print(json.dumps(clean(doc), indent=1))
     else:
-        print(comparison_text(c))
-        print()
+        show(*comparison_text(c))
     for path in paths:
-        print(f"econ: wrote {path}", file=log)
+        wrote(path)
     return 0
 
 
@@ -928,15 +1177,19 @@ def cmd_platforms(args) -> int:
     a = resolve(args)
     if args.budget is not None:
         _check_budget(a, args.budget)
-    df = platforms(a, args.budget, workers=_all_workers(args))
+    with bars() as phase:
+        df = platforms(
+            a, args.budget, workers=_all_workers(args), progress=phase("Platforms", "platforms")
+        )
     answer = platforms_sentence(df)
     if args.json:
         doc = {**df.attrs, "platforms": df.to_dict(orient="records"), "answer": answer}
         print(json.dumps(clean(doc), indent=1))
     else:
-        print(platforms_text(df))
-        print()
-        print(answer)
+        from econ.report.terminal import wrap
+
+        text, notes = platforms_text(df)
+        show(text + "\n\n" + wrap(answer), notes)
     return 0
 
 
@@ -970,17 +1223,25 @@ def cmd_sweep(args) -> int:
     from econ.report.compare import sweep_text
 
     a = resolve(args)
-    s = sweep(
-        a, args.key, args.low, args.high, args.points, workers=_all_workers(args), hold=args.hold
-    )
+    with bars() as phase:
+        s = sweep(
+            a,
+            args.key,
+            args.low,
+            args.high,
+            args.points,
+            workers=_all_workers(args),
+            hold=args.hold,
+            progress=phase("Sweep", "values"),
+        )
     if args.csv:
-        write_text(Path(args.csv), s.table.to_csv(index=False))
-        print(f"econ: wrote {args.csv}")
+        for p in write_csv(Path(args.csv), s.table):
+            wrote(p)
     elif args.json:
         doc = {**s.range.__dict__, "read": s.read, "points": s.table.to_dict(orient="records")}
         print(json.dumps(clean(doc), indent=1))
     else:
-        print(sweep_text(s))
+        show(*sweep_text(s))
     return 0
 
 
@@ -990,9 +1251,17 @@ def cmd_optimize(args) -> int:
     from econ.report.compare import optimum_text
 
     a = resolve(args)
-    o = optimize(
-        a, args.key, args.low, args.high, args.metric, workers=_all_workers(args), hold=args.hold
-    )
+    with bars() as phase:
+        o = optimize(
+            a,
+            args.key,
+            args.low,
+            args.high,
+            args.metric,
+            workers=_all_workers(args),
+            hold=args.hold,
+            progress=phase("Optimisation grid", "values"),
+        )
     if args.json:
         doc = {
             **o.range.__dict__,
@@ -1001,7 +1270,54 @@ def cmd_optimize(args) -> int:
         }
         print(json.dumps(clean(doc), indent=1))
     else:
-        print(optimum_text(o))
+        show(*optimum_text(o))
+    return 0
+
+
+def cmd_explain(args) -> int:
+    from econ.explain import explain, text, waterfall_png
+    from econ.headline import clean
+
+    a = resolve(args)
+    if args.against and Path(args.against).is_dir():
+        ref, name = load(args.against), f"data folder {args.against}"
+    elif args.against:
+        ref, name = _load_data(args).with_scenario(args.against), f"scenario {args.against}"
+    else:
+        ref, name = load(None), "the bundled data"
+    case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
+    e = explain(a, ref, reference_name=name, case_name=case)
+    if args.png:
+        png = Path(args.png)
+        try:
+            waterfall_png(e, png)
+        except OSError as exc:
+            raise OutputFailure(f"{png}: cannot write ({exc.strerror or exc})") from None
+    if args.json:
+        print(json.dumps(clean(e.to_dict()), indent=1))
+    else:
+        print(text(e))
+    if args.png:
+        print(f"econ: wrote {args.png}", file=sys.stderr)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    from econ.headline import clean
+    from econ.keys import key_table, text
+
+    a = resolve(args)
+    df = key_table(a, args.pattern)
+    if df.empty:
+        raise AssumptionError(
+            f"econ keys {args.pattern}: no key contains or matches it ("
+            + unknown_key_message(args.pattern, a.values)
+            + ")"
+        )
+    if args.json:
+        print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
+    else:
+        print(text(df))
     return 0
 
 
@@ -1017,4 +1333,6 @@ COMMANDS = {
     "platforms": cmd_platforms,
     "sweep": cmd_sweep,
     "optimize": cmd_optimize,
+    "explain": cmd_explain,
+    "keys": cmd_keys,
 }

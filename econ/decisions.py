@@ -81,6 +81,7 @@ COMPARE_METRICS = {
     "payback_months": "payback_months",
     "discounted_payback_months": "discounted_payback_months",
     "irr_annual": "irr_annual",
+    "mirr_annual": "mirr_annual",
     "profitability_index": "profitability_index",
     "realised_cost_per_mtok_usd": "realised_cost_per_mtok_usd",
     "term_average_utilization": "totals.term_average_utilization",
@@ -160,13 +161,28 @@ def compare_one(a: Assumptions) -> dict:
     return {"row": row, "cumulative_cash_usd": h["monthly"]["cumulative_cash_usd"]}
 
 
-def compare(scenarios: Sequence[Assumptions], workers: int = 1) -> Comparison:
+def _counted(results, total: int, progress) -> list:
+    """The results of a map as a list, calling progress(done, total) as each arrives."""
+    out = []
+    for r in results:
+        out.append(r)
+        if progress is not None:
+            progress(len(out), total)
+    return out
+
+
+def compare(scenarios: Sequence[Assumptions], workers: int = 1, progress=None) -> Comparison:
     """The headline metrics of each scenario (from econ.headline) and its payback curve.
 
     ``scenarios`` come from :func:`scenario_assumptions`; each is evaluated by one of
-    ``workers`` processes, the rows in the order given.
+    ``workers`` processes, the rows in the order given. ``progress(done, total)``, if given,
+    is called as each scenario's row arrives.
     """
-    done = list(map_ordered(compare_one, scenarios, min(workers, max(1, len(scenarios)))))
+    done = _counted(
+        map_ordered(compare_one, scenarios, min(workers, max(1, len(scenarios)))),
+        len(scenarios),
+        progress,
+    )
     rows = pd.DataFrame([d["row"] for d in done])
     H = max((len(d["cumulative_cash_usd"]) for d in done), default=0)
     curves = pd.DataFrame(
@@ -313,7 +329,9 @@ class PlatformRow:
         return row
 
 
-def platforms(a: Assumptions, budget: float | None = None, workers: int = 1) -> pd.DataFrame:
+def platforms(
+    a: Assumptions, budget: float | None = None, workers: int = 1, progress=None
+) -> pd.DataFrame:
     """The same budget and term on every platform of hardware.csv: its price basis, MW, the
     fastest speed it supports for the served model, users per MW at the speed served, and
     the deal's NPV and payback served on it (see the module's readings).
@@ -325,7 +343,10 @@ def platforms(a: Assumptions, budget: float | None = None, workers: int = 1) -> 
     if not (math.isfinite(budget) and budget > 0):
         raise AssumptionError(f"budget: {budget:g} USD; expected a number > 0")
     ids = list(a.platforms())
-    df = pd.DataFrame(list(map_ordered(PlatformRow(a, budget), ids, min(workers, len(ids)))))
+    rows = _counted(
+        map_ordered(PlatformRow(a, budget), ids, min(workers, len(ids))), len(ids), progress
+    )
+    df = pd.DataFrame(rows)
     df.attrs.update(
         budget_usd=budget,
         term_months=int(a.num("contract.term_months")),
@@ -546,16 +567,23 @@ def evaluate_values(
     xs: np.ndarray,
     workers: int = 1,
     detail: bool = True,
+    progress=None,
     hold: str = "rate",
 ) -> dict[str, np.ndarray]:
     """The outputs of ``_outputs`` at each value of ``key`` (M,), spread over ``workers``;
     ``hold`` 'rate' moves the contract's value with its size (contract.mw, term), 'value'
-    keeps it (docs/model.md, section 0.3)."""
+    keeps it (docs/model.md, section 0.3); ``progress(done, M)``, if given, is called as each
+    chunk of values arrives."""
     if key_kind(a, key) == "per run":
         fn, items = KeyPoint(a, key, detail, hold), [float(x) for x in xs]
     else:
         fn, items = KeyChunk(a, key, detail, hold), _chunks(np.asarray(xs, float))
-    parts = list(map_ordered(fn, items, min(workers, max(1, len(items)))))
+    parts, done = [], 0
+    for p in map_ordered(fn, items, min(workers, max(1, len(items)))):
+        parts.append(p)
+        done += len(np.atleast_1d(next(iter(p.values()))))
+        if progress is not None:
+            progress(done, len(xs))
     return {k: np.concatenate([np.atleast_1d(p[k]) for p in parts]) for k in parts[0]}
 
 
@@ -583,12 +611,14 @@ def sweep(
     high: float | None = None,
     points: int = SWEEP_POINTS,
     workers: int = 1,
+    progress=None,
     hold: str = "rate",
 ) -> Sweep:
-    """NPV, payback, discounted payback and utilisation over the term over one key (docs/model.md 7)."""
+    """NPV, payback, discounted payback and utilisation over the term over one key (docs/model.md 7).
+    ``progress(done, total)``, if given, counts the values evaluated."""
     r = key_range(a, key, low, high)
     xs = range_values(r, points)
-    out = evaluate_values(a, key, xs, workers, detail=True, hold=hold)
+    out = evaluate_values(a, key, xs, workers, detail=True, hold=hold, progress=progress)
     table = pd.DataFrame({key: xs, **{k: out[k] for k in SWEEP_OUTPUTS}})
     return Sweep(r, table, reads(a, key))
 
@@ -635,13 +665,15 @@ def optimize(
     metric: str = "npv",
     points: int = OPTIMIZE_POINTS,
     workers: int = 1,
+    progress=None,
     hold: str = "rate",
 ) -> Optimum:
     """The value of ``key`` in a range at which ``metric`` is best (largest NPV or
     profitability index, earliest payback): a vectorised grid of ``points`` values, then
     bounded refinement (scipy.optimize.minimize_scalar, method "bounded") between the grid
     best's neighbours. Whole-number keys and flags take the grid's best; no payback counts as
-    later than the horizon. Keys that take one value per run are refused."""
+    later than the horizon. Keys that take one value per run are refused.
+    ``progress(done, total)``, if given, counts the grid's values evaluated."""
     if metric not in OPTIMIZE_METRICS:
         raise AssumptionError(
             f"optimize: unknown metric {metric!r}; expected one of {', '.join(OPTIMIZE_METRICS)}"
@@ -662,7 +694,7 @@ def optimize(
         return np.where(np.isnan(y), -np.inf, y)
 
     xs = range_values(r, points)
-    ys = evaluate_values(a, key, xs, workers, detail=False, hold=hold)[output]
+    ys = evaluate_values(a, key, xs, workers, detail=False, hold=hold, progress=progress)[output]
     base_y = float(KeyChunk(a, key, detail=False, hold=hold)(np.array([r.base]))[output][0])
     s = score(ys)
     j = int(np.argmax(s))

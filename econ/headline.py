@@ -17,6 +17,7 @@ from econ.assumptions import Assumptions, rule_for
 from econ.compute import tables
 from econ.constants import CHECK_RTOL
 from econ.model import Results, evaluate, simple_breakeven
+from econ.payback import irr_note_of, mirr_annual_of
 
 # JSON name -> Results field, for the monthly lists
 MONTHLY_FIELDS = {
@@ -265,6 +266,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "scenario": a.scenario,
         "data": str(a.data_dir),
         "bundled_data": a.bundled,
+        "data_sha256": data_sha256(a),
         "overrides": [{"key": k, "value": v, "origin": o} for k, v, o in a.overrides],
         "assumptions": a.effective(),
         "payback_months": float(r.payback_months[0]),
@@ -275,6 +277,9 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "terminal_value_usd": float(r.terminal_value[0]),
         "terminal_value_included": bool(a.num("finance.terminal_value")),
         "irr_annual": float(r.irr_annual[0]),
+        # why there is no IRR (None where there is one): docs/model.md, section 6
+        "irr_note": irr_note_of(r)[0],
+        "mirr_annual": float(mirr_annual_of(r)[0]),
         "profitability_index": float(r.profitability_index[0]),
         "realised_cost_per_mtok_usd": float(r.realised_cost_per_mtok[0]),
         "lessor_yield_annual": rb["lessor_yield_annual"],
@@ -310,6 +315,16 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "monthly": monthly,
     }
     return clean(out)
+
+
+def data_sha256(a: Assumptions) -> str:
+    """One SHA-256 of the data folder: of every file econ read (name and SHA-256, by name)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(a.files, key=lambda f: f.name):
+        h.update(f"{f.sha256}  {f.name}\n".encode())
+    return h.hexdigest()
 
 
 def report_tables(a: Assumptions, head: dict[str, Any]) -> dict[str, Any]:

@@ -257,8 +257,9 @@ def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
 
 def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
     """The platform's sourced measurements (section 0.1): frontier points that name a model of
-    models.csv and whose source is not a Guesstimate, with the measured model's envelope at the
-    point's speed on the base hardware, where that envelope is positive: [(point id, Env)]."""
+    models.csv and whose source is not a Guesstimate, where the measured model's envelope at the
+    point's speed on the base hardware is positive: [(point id, Thr_data / Env_measured)], all
+    at the data files' values."""
     return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
 
 
@@ -273,22 +274,25 @@ def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
             continue
         s = float(a.base[f"frontier.{i}.tokens_per_s_per_user"])
         env = physics.envelope(
-            s, measured_model(a, str(mid)), chip, float(a.base["facility.pue"])
+            s,
+            measured_model(a, str(mid)),
+            chip,
+            float(a.base["facility.pue"]),
+            k_cap=stage_cap(a, plat),
         ).throughput.item()
         if env > 0:
-            out.append((i, env))
+            out.append((i, float(a.base[f"frontier.{i}.tokens_per_s_per_mw"]) / env))
     return out
 
 
 def realisation(p: Params, plat: str) -> Array:
     """eta_p = min(1, geometric mean of Thr_data(s_i) / Env_measured(s_i; base hardware)) over
-    the platform's sourced measurements; 1 where it has none (section 0.1). (N,) where a
-    measured throughput varies, else (1,)."""
+    the platform's sourced measurements; 1 where it has none (section 0.1). A constant of the
+    data files (overrides of a measured point do not move it; frontier_scale does), (1,)."""
     pts = measurements(p.a, plat)
     if not pts:
         return np.array([1.0])
-    logs = [np.log(p(f"frontier.{i}.tokens_per_s_per_mw") / env) for i, env in pts]
-    return np.minimum(1.0, np.exp(sum(logs) / len(logs)))
+    return np.array([min(1.0, float(np.exp(np.mean([np.log(r) for _, r in pts]))))])
 
 
 def platform_throughput(
@@ -630,9 +634,11 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     volume = np.where(
         c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
     )
+    # peak-shaped: the standard traffic itself; flexible: batch work (evaluations, synthetic data,
+    # offline inference) on top of it, a share of its volume (section 0.2's reading)
     flex = row("capacity.backfill_flexible_share")
     with np.errstate(divide="ignore", invalid="ignore"):
-        bp_cap = np.where(per_mw_b > 0, volume * (1.0 - flex) / per_mw_b, 0.0)
+        bp_cap = np.where(per_mw_b > 0, volume / per_mw_b, 0.0)
         bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
     path = allocation.pro_paths(
         plus_pool=dem.plus_pool,
@@ -662,7 +668,8 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         backfill_value=g_std * per_mw_b / TOKENS_PER_MILLION,
         flexible_cap=bf_cap,
         flexible_value=p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
-        pro_value=W,
+        # W_t is at month 0; the other uses' values are month-t money: compare them in month t
+        pro_value=W / d,
         term_months=c.term[0],
     )
     return Adoption(

@@ -2,8 +2,14 @@
 
 Cash flows have shape (N, H) (a 1-D array is one scenario); each falls at the
 end of its period t = 1..H. Failure the caller may expect is a value: no
-payback within the horizon is NaN, an IRR of flows that do not change sign is
-NaN.
+payback within the horizon is NaN, an IRR of flows without a unique root (or
+that do not change sign) is NaN.
+
+The IRR is reported only where the flows have a unique root by one of two criteria
+(docs/model.md, section 6): Descartes' rule of signs (the flows change sign once, from
+money out to money in) or Norstrom's (their cumulative sum changes sign once, from
+negative to positive); elsewhere "no meaningful IRR (financing-type or multiple-root
+flows)". The MIRR (Excel's MIRR at the discount rate) is reported beside it.
 """
 
 from __future__ import annotations
@@ -182,7 +188,56 @@ def _discount_table(n: int) -> Array:
     return np.exp(-t * _Y[None, :])
 
 
-def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
+NO_IRR = "no meaningful IRR (financing-type or multiple-root flows)"
+NO_MIRR = "no MIRR (the flows have no money out or no money in)"
+NO_SIGN_CHANGE = "no IRR (the flows never change sign)"
+
+
+def _once_negative_to_positive(x: Array) -> Array:
+    """Rows of x (N, n) whose nonzero entries change sign exactly once, from negative to
+    positive: some negative, some positive, every negative before every positive."""
+    n = x.shape[1]
+    t = np.arange(1, n + 1)
+    last_neg = np.where(x < 0, t, 0).max(axis=1)
+    first_pos = np.where(x > 0, t, n + 1).min(axis=1)
+    return (last_neg > 0) & (first_pos <= n) & (last_neg < first_pos)
+
+
+def irr_unique(flows: ArrayLike) -> Array:
+    """Where the IRR of ``flows`` (n,) or (N, n) is unique and means a rate of return:
+    the flows change sign once, from money out to money in (Descartes' rule of signs: one
+    root), or their cumulative sum changes sign once, from negative to positive (Norstrom
+    1972: one root). Flows that take money in first and pay it back later (a borrowing)
+    have a unique root too, but a higher rate is worse there: not a rate of return.
+    Returns a bool (N,) (a bool for 1-D input)."""
+    f = np.atleast_2d(np.asarray(flows, float))
+    ok = _once_negative_to_positive(f) | _once_negative_to_positive(np.cumsum(f, axis=1))
+    return ok if np.ndim(flows) > 1 else bool(ok[0])
+
+
+def mirr(flows: ArrayLike, rate: ArrayLike) -> Array:
+    """Excel's MIRR({0, CF_1, ..., CF_n}, r, r) per period, vectorised: the inflows
+    compounded to n at r, the outflows discounted to 0 at r,
+    (FV(inflows) / -PV(outflows))^(1/n) - 1. MIRR > r exactly when the NPV at r is > 0.
+
+    flows : (n,) or (N, n), at the end of periods 1..n; rate : per period, scalar or (N,).
+    NaN where the flows have no outflow or no inflow (Excel: #DIV/0!)."""
+    f = np.atleast_2d(np.asarray(flows, float))
+    n = f.shape[1]
+    r = np.broadcast_to(np.asarray(rate, float), (f.shape[0],))[:, None]
+    t = np.arange(1, n + 1)[None, :]
+    lr = np.log1p(r)
+    pv_out = -(np.where(f < 0, f, 0.0) * np.exp(-t * lr)).sum(axis=1)
+    fv_in = (np.where(f > 0, f, 0.0) * np.exp((n - t) * lr)).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.expm1((np.log(fv_in) - np.log(pv_out)) / n)
+    x = np.where((pv_out > 0) & (fv_in > 0), x, np.nan)
+    return x if np.ndim(flows) > 1 else float(x[0])
+
+
+def irr(
+    flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60, unique_only: bool = True
+) -> Array:
     """Per-period internal rate of return x with sum CF_t (1 + x)^(-t) = 0, vectorised.
 
     Parameters
@@ -190,9 +245,14 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
     flows : (n,) or (N, n), cash at the end of periods 1..n.
     tol : convergence of y = ln(1 + x), absolute.
 
+    unique_only : NaN unless the root is unique and a rate of return (:func:`irr_unique`);
+        False: any flows, the root nearest zero.
+
     Returns (N,) (a float for 1-D input): NaN where the flows do not change
     sign or no root lies in (-95 %, +10,000 %) per period; where there are
-    several roots, the one nearest zero. The NPV is tabulated on a grid of rates
+    several roots (unique_only=False), the one nearest zero. The present value at
+    the returned rate is within 1e-9 of the flows' scale (max |CF_t|), the tolerance
+    numpy-financial's own tests ask of its IRR. The NPV is tabulated on a grid of rates
     (one matrix product for all scenarios); the first sign change below zero and
     the first above it bracket the two candidates, and Newton's method in
     ln(1 + x), kept inside the bracket by Illinois false position, polishes the
@@ -201,7 +261,10 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
     f = np.atleast_2d(np.asarray(flows, float))
     n_s, n = f.shape
     out = np.full(n_s, np.nan)
-    rows = np.flatnonzero((f > 0).any(axis=1) & (f < 0).any(axis=1))
+    eligible = (f > 0).any(axis=1) & (f < 0).any(axis=1)
+    if unique_only:
+        eligible &= irr_unique(f)
+    rows = np.flatnonzero(eligible)
     if rows.size:
         fs = f if rows.size == n_s else f[rows]
         vals = fs @ _discount_table(n)  # (M, G)
@@ -229,8 +292,35 @@ def irr(flows: ArrayLike, tol: float = 1e-10, max_iter: int = 60) -> Array:
         if again.any():
             x2 = np.expm1(_root_in(fs[again], vals[again], other[again], tol, max_iter))
             x[again] = np.where(np.abs(x2) < np.abs(x[again]), x2, x[again])
-        out[rows] = x
+        out[rows] = _refine(fs, x)
     return out if np.ndim(flows) > 1 else out[0]
+
+
+def _refine(fs: Array, x: Array, rounds: int = 3) -> Array:
+    """Newton steps in y = ln(1 + x) on the rows whose present value at x is not yet within
+    1e-10 of their scale (max |CF_t|); a step is kept only where it lowers |PV|."""
+    ok = np.isfinite(x)
+    if not ok.any():
+        return x
+    x = x.copy()
+    idx = np.flatnonzero(ok)
+    y = np.log1p(x[idx])
+    f = fs[idx]
+    scale = np.abs(f).max(axis=1)
+    for _ in range(rounds):
+        p, dp = _npv_and_slope(f, y.copy())
+        bad = np.abs(p) > 1e-10 * scale
+        if not bad.any():
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y_new = y - p / dp
+        p_new, _ = _npv_and_slope(f, y_new.copy())
+        better = bad & np.isfinite(y_new) & (np.abs(p_new) < np.abs(p))
+        if not better.any():
+            break
+        y = np.where(better, y_new, y)
+    x[idx] = np.expm1(y)
+    return x
 
 
 def _root_in(fs: Array, vals: Array, j: Array, tol: float, max_iter: int) -> Array:
@@ -339,6 +429,45 @@ def _polish(
 def annualise(monthly_rate: ArrayLike) -> Array:
     """(1 + x)^12 - 1."""
     return np.expm1(12.0 * np.log1p(np.asarray(monthly_rate, float)))
+
+
+def irr_flows_of(r) -> Array:
+    """The flows of the IRR and the MIRR (N, H) from model results ``r`` (any detail): CF_t,
+    with the terminal value at H where it is included (read off NPV - NPV without it)."""
+    f = np.array(r.net_cash_flow, float)
+    d_h = np.asarray(r.discount, float)[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tv = (np.asarray(r.npv, float) - np.asarray(r.npv_without_terminal_value, float)) / d_h
+    f[:, -1] += np.where(np.isfinite(tv), tv, 0.0)
+    return f
+
+
+def mirr_annual_of(r) -> Array:
+    """The annualised MIRR (N,) of model results ``r``: Excel's MIRR({0, CF_1, ..., CF_H + TV},
+    r_m, r_m) with r_m the monthly discount rate, as (1 + x)^12 - 1 (docs/model.md, section 6)."""
+    rate = 1.0 / np.asarray(r.discount, float)[:, 0] - 1.0  # d_1 = (1 + r_m)^-1
+    return annualise(mirr(irr_flows_of(r), rate))
+
+
+def irr_note_of(r) -> list[str | None]:
+    """Why each scenario of ``r`` has no IRR (None where it has one)."""
+    f = irr_flows_of(r)
+    ok = irr_unique(f)
+    has = np.isfinite(np.asarray(r.irr_annual, float))
+    sign = (f > 0).any(axis=1) & (f < 0).any(axis=1)
+    out: list[str | None] = []
+    for h, u, s in zip(has, ok, sign, strict=True):
+        if h:
+            out.append(None)
+        elif not s:
+            out.append(NO_SIGN_CHANGE)
+        elif not u:
+            out.append(NO_IRR)
+        else:
+            out.append(
+                "no IRR: no rate from -95 % to +10,000 % a month brings the present value to zero"
+            )
+    return out
 
 
 @dataclass(frozen=True)

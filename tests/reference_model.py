@@ -1,15 +1,31 @@
-"""A plain, scalar, one-scenario implementation of the model specification (version 2; docs/model.md).
+"""A plain, scalar, one-scenario implementation of the model specification (version 3).
 
-Written straight from the specification with the standard library only (math,
-statistics.NormalDist); the data frontier's PCHIP (3.1) is built here with the
-formulas of scipy's PchipInterpolator (the tests check the two agree). It shares
-no code with econ. Inputs are {dotted key: value} for one scenario (docs/model.md,
-section 2); outputs are plain floats and lists (None where a figure is undefined).
+Written straight from the specification (docs/model.md; version 3 with its readings) with
+the standard library only (csv, math, statistics.NormalDist); the data frontier's PCHIP
+(3.1) is built here with the formulas of scipy's PchipInterpolator (the tests check the two
+agree). It shares no code with econ: it reads the data folder itself (``load``) and works
+on {dotted key: value} for one scenario; outputs are plain floats and lists (None where a
+figure is undefined).
+
+Version 3 in brief (each step is named after its part of the specification):
+- one served model on every platform; the capacity basis ``transferred`` (default: a
+  realisation factor eta per platform times the physics envelope), ``physics`` or ``data``;
+- served speeds from the fixed grid below 0.9 x the ceiling (GPU tiers: the fastest feasible;
+  the contract's ultrafast tier: the candidate with the largest NPV, each candidate a whole run);
+- the GPU cost per output token of each tier derived from the GPU platform (or overridden);
+- API demand from a multinomial logit (optionally nesting fast and ultrafast), the margin m_u
+  of an ultrafast token;
+- each month's capacity allocated by a small linear programme (solved greedily, exactly);
+- the burn elasticity of adoption, the Pro price factor and the calibrated no-deal world;
+- tranches; cash, terminal value, NPV, payback and IRR as in version 2.
 """
 
 from __future__ import annotations
 
+import csv
+import functools
 import math
+from pathlib import Path
 from statistics import NormalDist
 
 SECONDS_PER_MONTH = 2_629_800.0
@@ -17,9 +33,130 @@ SECONDS_PER_WEEK = 604_800.0
 HOURS_PER_MONTH = 730.5
 
 _PHI = NormalDist().cdf  # standard normal CDF
-_STAGE_MULTIPLES = (1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16)  # 3.2: candidate stage counts
 _SPEED_MULTIPLES = (1, 1.25, 1.5, 2, 3, 4, 6, 8)  # 3.4: faster feasible speeds
+_SERVED_GRID = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # 0.1: served speed = tier speed x m
+_CEILING_SHARE = 0.9  # 0.1: a tier is served at or below 0.9 x the ceiling
+_K_CAP_MULTIPLE = 16  # 0.2: k_cap = 16 x k_min at the base data
 _TIERS = ("standard", "fast", "ultrafast")
+_LAB_TIERS = ("standard", "fast")  # the tiers served on the GPU fleet
+BASES = ("data", "transferred", "physics")
+OFFERS = ("auto", "on", "off")
+
+# the measured models (data/models.csv): the served model's parameter set, one row a model.
+# Column j of models.csv plays the part of key model.j of the served model.
+MODEL_FIELDS = (
+    "params",
+    "active_param_share",
+    "bytes_per_param",
+    "layers",
+    "d_model",
+    "kv_bytes_per_token",
+    "context_tokens",
+    "prefill_tokens_per_output",
+    "speculative_speedup",
+)
+# models.csv names the served model's model.active_param_share "active_share"
+MODEL_COLUMNS = {k: ("active_share" if k == "active_param_share" else k) for k in MODEL_FIELDS}
+FRONTIER_MODEL_COLUMN = "model"  # frontier.csv: the id in models.csv of the model measured
+TABLES = ("plans", "tiers", "hardware", "frontier", "models")
+
+# keys version 3 adds (without them the data is version 2's); the blank-able ones
+# (capacity.gpu_cost_per_mtok_usd, contract.tranche_*, usage.adoption_ref_multiplier) are not here
+V3_KEYS = (
+    "capacity.gpu_platform",
+    "capacity.gpu_fleet_utilization",
+    "capacity.flexible_value_share",
+    "capacity.backfill_flexible_share",
+    "capacity.subscriber_offer",
+    "finance.api_gross_margin",
+    "api.standard_tokens_per_month",
+    "api.fast_tokens_per_month",
+    "api.diversion_to_lab_tiers",
+    "api.wtp_speed_doubling_usd_per_mtok",
+    "api.speed_nest_lambda",
+    "usage.adoption_burn_elasticity",
+    "conversion.pro_price_elasticity",
+    "market.pro_growth_monthly",
+    "conversion.capped_share_of_upgrades",
+    "conversion.max_capped_propensity",
+    "plans.pro.price_ref_usd_month",
+    "tiers.standard.price_per_mtok_usd",
+    "tiers.fast.price_per_mtok_usd",
+    "usage.output_tokens_per_query",
+    "plans.plus.queries_per_day",
+    "plans.pro.queries_per_day",
+    "plans.plus.weekly_quota_queries",
+    "plans.pro.weekly_quota_queries",
+)
+# version 2's keys that version 3 retires, and what replaces each
+RETIRED = {
+    "api.cannibalised_share": "api.diversion_to_lab_tiers",
+    "api.standard_price_per_mtok_usd": "tiers.standard.price_per_mtok_usd",
+    "conversion.plus_to_pro_base_monthly": "conversion.capped_share_of_upgrades",
+    "conversion.capped_upgrade_propensity": "conversion.capped_share_of_upgrades",
+    "plans.plus.weekly_quota_tokens": "plans.plus.weekly_quota_queries",
+    "plans.pro.weekly_quota_tokens": "plans.pro.weekly_quota_queries",
+    "plans.plus.median_weekly_tokens": "plans.plus.queries_per_day",
+    "plans.pro.median_weekly_tokens": "plans.pro.queries_per_day",
+}
+
+
+class DataError(ValueError):
+    """The data cannot be read as version 3: the message names the key or file."""
+
+
+# ---------------------------------------------------------------- reading the data folder
+
+
+def _cell(text: str):
+    """A CSV cell: a float where it reads as one, else the stripped text ('' = blank)."""
+    t = text.strip()
+    if not t:
+        return ""
+    try:
+        return float(t)
+    except ValueError:
+        return t
+
+
+def load(folder, scenario: str | None = None, overrides=()) -> dict:
+    """{dotted key: value} from a data folder (2: assumptions.csv key,value; the tables
+    plans, tiers, hardware, frontier, models as <table>.<row id>.<column>, sources included),
+    then the scenario's key,value rows (data/scenarios/NAME.csv), then the (key, text) overrides."""
+    folder = Path(folder)
+    v: dict = {}
+    with open(folder / "assumptions.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            v[row["key"].strip()] = _cell(row["value"])
+    for table in TABLES:
+        path = folder / f"{table}.csv"
+        if not path.exists():
+            continue  # reading: an absent table has no keys (run() names what it needs)
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            header = [h.strip() for h in next(reader)]
+            for row in reader:
+                if not any(c.strip() for c in row):
+                    continue
+                rid = row[0].strip()
+                for col, cell in zip(header[1:], row[1:], strict=False):
+                    v[f"{table}.{rid}.{col}"] = (
+                        _cell(cell) if col not in ("source", "note") else cell.strip()
+                    )
+    if scenario is not None:
+        with open(folder / "scenarios" / f"{scenario}.csv", newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                v[row["key"].strip()] = _cell(row["value"])
+    for key, text in overrides:
+        v[key] = _cell(str(text))
+    return v
+
+
+@functools.cache
+def bundled() -> dict:
+    """The bundled data (data/ of the repository), without scenario or override; read once
+    (callers do not modify it)."""
+    return load(Path(__file__).resolve().parent.parent / "data")
 
 
 # ---------------------------------------------------------------- helpers
@@ -98,6 +235,23 @@ def _root(flows: list[float], a: float, b: float, pa: float, pb: float) -> float
     return 0.5 * (a + b)
 
 
+def _irr_unique(flows: list[float]) -> bool:
+    """MODEL.md 0.7: the IRR is reported where the flows change sign once from negative to
+    positive (Descartes), or their running sum does (Norstrom); zeros are skipped."""
+
+    def once(xs: list[float]) -> bool:
+        signs = [x > 0 for x in xs if x != 0]
+        return (
+            bool(signs) and not signs[0] and signs[-1] and signs.index(True) == signs.count(False)
+        )
+
+    running, total = [], 0.0
+    for f in flows:
+        total += f
+        running.append(total)
+    return once(list(flows)) or once(running)
+
+
 def _irr(flows: list[float]) -> float | None:
     """Annualised IRR of monthly flows (flows[j] at the end of month j), the root nearest zero;
     None where the present value never changes sign."""
@@ -155,15 +309,15 @@ def _frontier(v: dict, platform: str) -> tuple[list[float], list[float]]:
                 )
             )
     if not pts:
-        raise ValueError(f"frontier: no points for platform {platform}")
+        raise DataError(f"frontier: no points for platform {platform}")
     pts.sort()
     for (s0, y0, i0), (s1, y1, i1) in zip(pts, pts[1:], strict=False):
         if s1 == s0:
-            raise ValueError(
+            raise DataError(
                 f"frontier: rows {i0} and {i1} of platform {platform} have the same speed {s0}"
             )
         if y1 > y0:
-            raise ValueError(f"frontier: throughput rises with speed from row {i0} to row {i1}")
+            raise DataError(f"frontier: throughput rises with speed from row {i0} to row {i1}")
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
@@ -172,7 +326,7 @@ def _data_throughput(v: dict, platform: str, speeds: list[float]) -> list[float]
     xs, ys = _frontier(v, platform)
     for s in speeds:
         if not xs[0] <= s <= xs[-1]:
-            raise ValueError(
+            raise DataError(
                 f"frontier: speed {s} is outside platform {platform}'s range {xs[0]}-{xs[-1]} tokens/s"
             )
     sc = v.get(f"hardware.{platform}.frontier_scale")
@@ -232,39 +386,101 @@ def _pchip(x: list[float], y: list[float]):
     return f
 
 
-def envelope(v: dict, platform: str, speed: float) -> dict:
-    """3.2-3.4: replica layout, per-user ceiling and physics throughput per facility MW."""
+def _num(v: dict, key: str) -> float:
+    """A required number: a clear error where the key is absent or blank."""
+    x = v.get(key)
+    if _blank(x):
+        raise DataError(f"key {key} is missing or blank (version 3 data needs it)")
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise DataError(f"key {key}: expected a number, found {x!r}") from None
+
+
+def _opt(v: dict, key: str) -> float | None:
+    """An optional number: None where absent or blank."""
+    x = v.get(key)
+    return None if _blank(x) else float(x)
+
+
+def _served_model(v: dict) -> dict:
+    """The served model's parameters (model.* keys)."""
+    return {k: _num(v, f"model.{k}") for k in MODEL_FIELDS}
+
+
+def _measured_model(v: dict, mid: str) -> dict:
+    """A measured model's parameters (models.<id>.* of data/models.csv)."""
+    return {k: _num(v, f"models.{mid}.{MODEL_COLUMNS[k]}") for k in MODEL_FIELDS}
+
+
+def _stage_candidates(k_min: int, k_cap: int) -> list[int]:
+    """0.2: K = {k_min} and the fixed grid {ceil(2^(j/4)) : j = 0, 1, ...} between k_min and k_cap."""
+    ks = {k_min}
+    j = 0
+    while True:
+        k = math.ceil(2 ** (j / 4))
+        if k > k_cap:
+            break
+        if k >= k_min:
+            ks.add(k)
+        j += 1
+    # reading: k_min is a candidate even above k_cap (a served model larger than the bundled one
+    # keeps its one layout; the ceiling uses k_min anyway)
+    return sorted(ks)
+
+
+def _k_min(hw: dict, platform: str, model: dict) -> int:
+    """3.2: the fewest stages of whole fast domains that hold the weights."""
+    n_w = math.ceil(
+        model["params"]
+        * model["bytes_per_param"]
+        / (_num(hw, f"hardware.{platform}.memory_gb") * 1e9)
+    )
+    return math.ceil(n_w / _num(hw, f"hardware.{platform}.domain_chips"))
+
+
+def k_cap(base: dict, platform: str) -> int:
+    """0.2 (B): k_cap = 16 x k_min of the platform with the base data's served model and hardware."""
+    return _K_CAP_MULTIPLE * _k_min(base, platform, _served_model(base))
+
+
+def envelope(
+    v: dict, platform: str, speed: float, model: dict | None = None, cap: int | None = None
+) -> dict:
+    """3.2-3.4 with version 3's stage candidates: replica layout, per-user ceiling and physics
+    throughput per facility MW of ``model`` (default: the served model, model.*) on the platform's
+    hardware as in v (hardware.* and facility.pue). ``cap`` is k_cap (default: 16 x this k_min)."""
+    if model is None:
+        model = _served_model(v)
     hw = f"hardware.{platform}."
-    mem = float(v[hw + "memory_gb"]) * 1e9
-    g = float(v[hw + "domain_chips"])
-    eff = float(v[hw + "efficiency"])
-    R = g * float(v[hw + "bandwidth_tb_s"]) * 1e12 * eff
-    link = v.get(hw + "link_gb_s")
-    L = None if _blank(link) else float(link) * 1e9
-    hop = float(v[hw + "hop_latency_us"]) * 1e-6
-    layer_time = float(v["model.layers"]) * float(v[hw + "layer_latency_us"]) * 1e-6
-    params = float(v["model.params"])
-    bpp = float(v["model.bytes_per_param"])
-    active = float(v["model.active_param_share"])
-    spec = float(v["model.speculative_speedup"])
+    mem = _num(v, hw + "memory_gb") * 1e9
+    g = _num(v, hw + "domain_chips")
+    eff = _num(v, hw + "efficiency")
+    R = g * _num(v, hw + "bandwidth_tb_s") * 1e12 * eff
+    L = None if _blank(v.get(hw + "link_gb_s")) else float(v[hw + "link_gb_s"]) * 1e9
+    hop = _num(v, hw + "hop_latency_us") * 1e-6
+    layer_time = model["layers"] * _num(v, hw + "layer_latency_us") * 1e-6
+    params, bpp = model["params"], model["bytes_per_param"]
+    active, spec = model["active_param_share"], model["speculative_speedup"]
     w_hold = params * bpp
     w_read = w_hold * active
-    kv = float(v["model.context_tokens"]) * float(v["model.kv_bytes_per_token"])
-    act_bytes = float(v["model.d_model"]) * bpp  # activations a stream carries per hop
+    kv = model["context_tokens"] * model["kv_bytes_per_token"]
+    act_bytes = model["d_model"] * bpp  # activations a stream carries per hop
 
     n_w = math.ceil(w_hold / mem)
     k_min = math.ceil(n_w / g)
-    ks = sorted({math.ceil(m * k_min) for m in _STAGE_MULTIPLES})
+    ks = _stage_candidates(k_min, _K_CAP_MULTIPLE * k_min if cap is None else cap)
 
     def fixed(k: int) -> float:  # F(k)
         return (k if k >= 2 else 0) * hop + layer_time
 
     s_ceil = spec / (w_read / R + fixed(k_min))
-    flops = g * float(v[hw + "tflops"]) * 1e12 * (2 / bpp) * eff
-    prefill = 1 + float(v["model.prefill_tokens_per_output"])
-    per_mw = 1000 / (g * float(v[hw + "power_kw"]) * float(v["facility.pue"]))
+    flops = g * _num(v, hw + "tflops") * 1e12 * (2 / bpp) * eff
+    prefill = 1 + model["prefill_tokens_per_output"]
+    per_mw = 1000 / (g * _num(v, hw + "power_kw") * _num(v, "facility.pue"))
 
     best, best_k, best_s = 0.0, None, None
+    found = []  # (throughput, k, s') of every feasible layout
     if speed <= s_ceil:
         for m in _SPEED_MULTIPLES:
             s = speed * m
@@ -279,18 +495,27 @@ def envelope(v: dict, platform: str, speed: float) -> dict:
                 h = k if k >= 2 else 0
                 den = kv / R + (h * act_bytes / L if L is not None else 0.0)
                 num = avail - w_read / R
-                # reading: a zero denominator (no KV, no limiting link) or zero KV leaves that bound
-                # unlimited where its numerator is positive
+                # reading: a zero denominator (no KV, no limiting link) leaves that bound unlimited
+                # where its numerator is positive
                 b_bw = num / den if den > 0 else (math.inf if num > 0 else 0.0)
                 free = k * g * mem - w_hold
                 b_mem = free / (k * kv) if kv > 0 else math.inf
                 b = max(0.0, min(b_bw, b_mem, b_fl))
                 phys = b * s * per_mw
-                if phys > best:  # reading: ties keep the slowest s', then the fewest stages
-                    best, best_k, best_s = phys, k, s
+                if phys > 0:
+                    found.append((phys, k, s))
+    if found:
+        # reading: layouts within 1e-12 of the largest throughput tie (a compute-bound plateau
+        # is flat up to rounding); ties keep the fewest stages, then the slowest s'
+        best = max(x[0] for x in found)
+        best_k, best_s, _ = min(
+            ((k, s, phys) for phys, k, s in found if phys >= best * (1 - 1e-12)),
+            key=lambda x: (x[0], x[1]),
+        )
     return {
         "n_w": n_w,
         "k_min": k_min,
+        "stage_candidates": ks,
         "ceiling_tokens_per_s": s_ceil,
         "physics_tokens_per_s_per_mw": best,
         "stages": best_k,
@@ -298,35 +523,218 @@ def envelope(v: dict, platform: str, speed: float) -> dict:
     }
 
 
-def _capacity_throughput(v: dict, speeds: list[float]) -> list[float]:
-    """3.5: Thr*_platform(s) for the contract platform under capacity.basis."""
-    plat = v["contract.platform"]
-    if f"hardware.{plat}.power_kw" not in v and f"hardware.{plat}.memory_gb" not in v:
-        raise ValueError(
-            f"contract.platform {plat} is not a hardware id ({', '.join(_ids(v, 'hardware'))})"
+def _is_sourced(source) -> bool:
+    """0.1: a sourced measurement (its source is not a Guesstimate)."""
+    return (
+        isinstance(source, str)
+        and bool(source.strip())
+        and not source.strip().lower().startswith("guesstimate")
+    )
+
+
+def realisation_factor(base: dict, platform: str) -> tuple[float, int, bool]:
+    """0.1 (B): eta_p = min(1, geometric mean over the platform's sourced frontier points with a
+    measured model of Thr_data_i / Env_p(s_i; measured model i, base hardware)), 1 where no point
+    qualifies. Returns (eta, number of points, whether the mean exceeded 1 and was capped)."""
+    cap = k_cap(base, platform)
+    scale = _opt(base, f"hardware.{platform}.frontier_scale")
+    scale = 1.0 if scale is None else scale
+    logs = []
+    for key in sorted(base):
+        if not (
+            key.startswith("frontier.") and key.endswith(".platform") and base[key] == platform
+        ):
+            continue
+        i = key[len("frontier.") : -len(".platform")]
+        mid = base.get(f"frontier.{i}.{FRONTIER_MODEL_COLUMN}")
+        # reading: without a source column (an Assumptions' values) no point counts as sourced
+        if _blank(mid) or not _is_sourced(base.get(f"frontier.{i}.source")):
+            continue
+        mid = str(mid).strip()
+        if f"models.{mid}.params" not in base:
+            raise DataError(f"frontier row {i}: model {mid} is not a row of models.csv")
+        s_i = _num(base, f"frontier.{i}.tokens_per_s_per_user")
+        env = envelope(base, platform, s_i, _measured_model(base, mid), cap)[
+            "physics_tokens_per_s_per_mw"
+        ]
+        if env > 0:
+            logs.append(math.log(scale * _num(base, f"frontier.{i}.tokens_per_s_per_mw") / env))
+    if not logs:
+        return 1.0, 0, False
+    eta = math.exp(sum(logs) / len(logs))
+    return min(1.0, eta), len(logs), eta > 1.0
+
+
+class Capacity:
+    """Throughput per facility MW of one platform at any speed on the run's basis, with its
+    ceiling and the served-speed grid (0.1, B)."""
+
+    def __init__(self, v: dict, base: dict, platform: str, basis: str):
+        if f"hardware.{platform}.power_kw" not in v:
+            raise DataError(
+                f"platform {platform} is not a hardware id ({', '.join(_ids(v, 'hardware'))})"
+            )
+        self.v, self.platform, self.basis = v, platform, basis
+        self.eta, self.eta_points, self.eta_capped = (1.0, 0, False)
+        if basis == "transferred":
+            self.eta, self.eta_points, self.eta_capped = realisation_factor(base, platform)
+        fs = _opt(v, f"hardware.{platform}.frontier_scale")
+        self.scale = 1.0 if fs is None else fs
+        self.cap = self.ceiling = None  # the data basis serves the tier speeds and needs neither
+        if basis != "data":
+            self.cap = k_cap(base, platform)
+            self.ceiling = envelope(v, platform, 1.0, cap=self.cap)["ceiling_tokens_per_s"]
+
+    def thr(self, s: float) -> float:
+        if self.basis == "data":
+            return _data_throughput(self.v, self.platform, [s])[0]
+        env = envelope(self.v, self.platform, s, cap=self.cap)["physics_tokens_per_s_per_mw"]
+        return env if self.basis == "physics" else self.eta * self.scale * env
+
+    def feasible(self, tier_speed: float, m: float) -> bool:
+        return tier_speed * m <= _CEILING_SHARE * self.ceiling
+
+    def grid(self, tier_speed: float) -> list[float]:
+        """The grid multipliers feasible on this platform, fastest first."""
+        return [m for m in _SERVED_GRID if self.feasible(tier_speed, m)]
+
+
+# ---------------------------------------------------------------- 0.4 API demand: a logit over tiers
+
+
+def logit_calibrate(
+    volumes: dict,
+    diversion: float,
+    elasticity: float,
+    p_ref: float,
+    wtp: float,
+    lam: float,
+    prices: dict,
+    tier_speeds: dict,
+) -> dict:
+    """0.4 (C): market size, calibration shares, beta, gamma and the alphas that reproduce the
+    volumes {standard, fast, ultrafast} at the calibration prices (ultrafast at p_ref) and the tier
+    speeds; nest {fast, ultrafast} with parameter lam in (0, 1] (1 = plain logit)."""
+    if not 0 < lam <= 1:
+        raise DataError(f"api.speed_nest_lambda must be in (0, 1], not {lam}")
+    V_s, V_f, V_u = volumes["standard"], volumes["fast"], volumes["ultrafast"]
+    M = V_u + (V_s + V_f) / diversion
+    q = {"standard": V_s / M, "fast": V_f / M, "ultrafast": V_u / M}
+    q0 = 1 - q["standard"] - q["fast"] - q["ultrafast"]  # = (1 - q_u)(1 - D)
+    beta = elasticity / (p_ref * (1 - q["ultrafast"]))
+    gamma = beta * wtp / math.log(2)
+    p_cal = {"standard": prices["standard"], "fast": prices["fast"], "ultrafast": p_ref}
+    v_cal = {"standard": math.log(q["standard"] / q0)}
+    i_star = math.log((q["fast"] + q["ultrafast"]) / q0)  # inclusive value of the nest
+    for j in ("fast", "ultrafast"):
+        # reading: no calibrated ultrafast volume (V_u = 0) leaves the tier without utility
+        v_cal[j] = (
+            lam * math.log(q[j] / (q["fast"] + q["ultrafast"])) + i_star if q[j] > 0 else None
         )
-    basis = v["capacity.basis"]
-    if basis == "data":
-        return _data_throughput(v, plat, speeds)
-    if basis == "physics":
-        return [envelope(v, plat, s)["physics_tokens_per_s_per_mw"] for s in speeds]
-    raise ValueError(f"capacity.basis must be data or physics, not {basis!r}")
+    alpha = {
+        i: None
+        if v_cal[i] is None
+        else v_cal[i] + beta * p_cal[i] - gamma * math.log(tier_speeds[i])
+        for i in _TIERS
+    }
+    return {"M": M, "q": q, "q0": q0, "beta": beta, "gamma": gamma, "lam": lam, "alpha": alpha}
+
+
+def logit_shares(cal: dict, prices: dict, speeds: dict, with_ultrafast: bool = True) -> dict:
+    """0.4 (C): shares of the market M by tier at the given prices and served speeds, with the
+    ultrafast tier offered or not (its share 0 then); the outside option takes the rest."""
+    b, g, lam = cal["beta"], cal["gamma"], cal["lam"]
+    util = {}
+    for i in _TIERS:
+        if (
+            cal["alpha"][i] is None
+            or (i == "ultrafast" and not with_ultrafast)
+            or speeds.get(i) is None
+        ):
+            continue
+        util[i] = cal["alpha"][i] - b * prices[i] + g * math.log(speeds[i])
+    nest = [util[j] / lam for j in ("fast", "ultrafast") if j in util]
+    e_s = math.exp(util["standard"]) if "standard" in util else 0.0
+    e_nest = 0.0
+    if nest:
+        top = max(nest)
+        inclusive = lam * (top + math.log(sum(math.exp(x - top) for x in nest)))
+        e_nest = math.exp(inclusive)
+    denom = 1 + e_s + e_nest
+    x = {"standard": e_s / denom, "fast": 0.0, "ultrafast": 0.0}
+    for j in ("fast", "ultrafast"):
+        if j in util:
+            x[j] = math.exp(util[j] / lam - inclusive / lam) * e_nest / denom
+    x["outside"] = 1 - x["standard"] - x["fast"] - x["ultrafast"]
+    return x
+
+
+def diversion_shares(cal: dict, prices: dict, speeds: dict) -> tuple[dict, dict, dict]:
+    """0.4 (C): D_j = (x0_j - x_j) / x_u, the share of an ultrafast token taken from tier j
+    (0 where the ultrafast share is 0), with the shares with and without the ultrafast tier."""
+    x = logit_shares(cal, prices, speeds, True)
+    x0 = logit_shares(cal, prices, speeds, False)
+    d = {j: (x0[j] - x[j]) / x["ultrafast"] if x["ultrafast"] > 0 else 0.0 for j in _LAB_TIERS}
+    return d, x, x0
+
+
+# ---------------------------------------------------------------- 0.2 the monthly allocation
+
+
+ALLOCATION_ORDER = ("api", "subscriber", "backfill_peak")  # ties keep this order
+
+
+def allocate(mw: float, pta: float, uses: dict) -> dict:
+    """0.2 (D): average MW given to each use in one month. uses: {name: (cap Y, value rho)} for
+    the peak-shaped api, subscriber, backfill_peak and the flexible backfill "flexible".
+    max sum rho_j y_j s.t. 0 <= y_j <= Y_j, pta (y_api + y_sub + y_peak) <= mw,
+    y_api + y_sub + y_peak + y_flex <= mw. Greedy (exact: every peak-shaped use takes one unit of
+    both constraints per unit, the flexible use one of the average constraint only)."""
+    y_cap_f, rho_f = uses["flexible"]
+    flex_first = min(y_cap_f, mw) if rho_f > 0 else 0.0
+    order = sorted(ALLOCATION_ORDER, key=lambda n: -uses[n][1])  # stable: ties keep the order
+    peak_room = min(mw / pta, mw)  # reading: with pta < 1 the average constraint bounds them too
+    out, S = {}, 0.0
+    for n in order:
+        y_cap, rho = uses[n]
+        if rho <= 0:
+            limit = 0.0
+        elif rho > rho_f:
+            limit = peak_room
+        else:
+            limit = min(peak_room, mw - flex_first)
+        out[n] = max(0.0, min(y_cap, limit - S))
+        S += out[n]
+    out["flexible"] = max(0.0, min(y_cap_f, mw - S)) if rho_f > 0 else 0.0
+    return out
+
+
+# ---------------------------------------------------------------- 3.5 and 4.1: MW online, rent
 
 
 def _flag(v: dict, key: str) -> int:
-    x = float(v[key])
+    x = _num(v, key)
     if x not in (0.0, 1.0):
-        raise ValueError(f"{key} takes 0 or 1, not {x}")
+        raise DataError(f"{key} takes 0 or 1, not {x}")
     return int(x)
 
 
 def _mw_and_rent(v: dict) -> tuple[int, list[float], list[float]]:
-    """3.5 and 4.1: MW online and rent for t = 1..T."""
-    T = int(v["contract.term_months"])
-    mw = float(v["contract.mw"])
-    ramp = float(v["contract.ramp_months"])
-    mws = [mw * min(1.0, t / ramp) if ramp > 0 else mw for t in range(1, T + 1)]
-    value = float(v["contract.value_usd"])
+    """3.5, 0.3 (B) and 4.1: MW online and rent for t = 1..T (linear ramp, or tranches)."""
+    T = int(_num(v, "contract.term_months"))
+    mw = _num(v, "contract.mw")
+    t_mw, t_months = _opt(v, "contract.tranche_mw"), _opt(v, "contract.tranche_months")
+    if (t_mw is None) != (t_months is None):
+        raise DataError(
+            "contract.tranche_mw and contract.tranche_months are set together or both left blank"
+        )
+    if t_mw is not None:
+        # B: the first tranche online in month 1, one more every tranche_months
+        mws = [min(mw, t_mw * math.ceil(t / t_months)) for t in range(1, T + 1)]
+    else:
+        ramp = _num(v, "contract.ramp_months")
+        mws = [mw * min(1.0, t / ramp) if ramp > 0 else mw for t in range(1, T + 1)]
+    value = _num(v, "contract.value_usd")
     if _flag(v, "contract.pay_as_delivered"):
         total = sum(mws)
         # reading: nothing delivered (sum of MW = 0) means nothing paid
@@ -334,6 +742,480 @@ def _mw_and_rent(v: dict) -> tuple[int, list[float], list[float]]:
     else:
         rent = [value / T] * T
     return T, mws, rent
+
+
+# ---------------------------------------------------------------- 0. one scenario, version 3
+
+
+def _check_version3(v: dict) -> None:
+    missing = [k for k in V3_KEYS if k not in v or _blank(v[k])]
+    if missing or "capacity.basis" not in v:
+        raise DataError(
+            "the data lack version 3 key(s): " + ", ".join(missing or ["capacity.basis"])
+        )
+    for old, new in RETIRED.items():
+        if old in v and not _blank(v[old]):
+            raise DataError(f"key {old} is retired in version 3; set {new} instead")
+    if str(v["capacity.basis"]) not in BASES:
+        raise DataError(
+            f"capacity.basis must be one of {', '.join(BASES)}, not {v['capacity.basis']!r}"
+        )
+    if str(v["capacity.subscriber_offer"]) not in OFFERS:
+        raise DataError(
+            f"capacity.subscriber_offer must be one of {', '.join(OFFERS)}, not {v['capacity.subscriber_offer']!r}"
+        )
+    if _num(v, "market.pro_growth_monthly") < -_num(v, "conversion.pro_churn_monthly"):
+        raise DataError("market.pro_growth_monthly must be >= -conversion.pro_churn_monthly")
+
+
+def _gpu_cost_per_mw_month(v: dict, gpu: str) -> float:
+    """0.1 (B): the GPU platform's cost per facility MW-month: its hourly rent per chip where set,
+    else the levelised cost of buying it on the contract's ramp and term (4.3)."""
+    rent = _opt(v, f"hardware.{gpu}.rent_usd_per_hour")
+    if rent is not None:
+        return (
+            rent
+            * HOURS_PER_MONTH
+            * 1000
+            / (_num(v, f"hardware.{gpu}.power_kw") * _num(v, "facility.pue"))
+        )
+    w = dict(v)
+    w["contract.platform"] = gpu
+    T, mws, _ = _mw_and_rent(w)
+    r = _num(v, "finance.discount_rate_annual")
+    return buy_npv(w) / sum(m * (1 + r) ** (-t / 12) for t, m in enumerate(mws, start=1))
+
+
+def _plan_usage(v: dict) -> tuple[tuple[float, float], tuple[float, float]]:
+    """5.2 with 0.5: each plan's weekly quota and median weekly demand in standard-tier tokens,
+    ((quota, median) of plus, (quota, median) of pro), built from public quantities: quota =
+    weekly_quota_queries x usage.output_tokens_per_query; the mean weekly demand queries_per_day
+    x 7 x tokens per query is a lognormal's mean, whose median is the mean / exp(sigma^2 / 2)."""
+    per_query = _num(v, "usage.output_tokens_per_query")
+    sigma = _num(v, "usage.demand_sigma")
+    out = []
+    for plan in ("plus", "pro"):
+        p = f"plans.{plan}."
+        mean = _num(v, p + "queries_per_day") * 7 * per_query
+        out.append(
+            (_num(v, p + "weekly_quota_queries") * per_query, mean / math.exp(sigma * sigma / 2))
+        )
+    return out[0], out[1]
+
+
+def _setup(v: dict, base: dict) -> dict:
+    """Everything of one scenario that does not depend on the ultrafast tier's served speed."""
+    _check_version3(v)
+    c = {"v": v}
+    f = lambda k: _num(v, k)  # noqa: E731
+    c["H"] = H = int(f("horizon.months"))
+    T, c["mws"], c["rent"] = _mw_and_rent(v)
+    c["T"] = T
+    if H < T:
+        raise DataError("horizon.months must be >= contract.term_months")
+    c["tv_on"] = _flag(v, "finance.terminal_value")
+    c["basis"] = basis = str(v["capacity.basis"])
+    contract, gpu = str(v["contract.platform"]), str(v["capacity.gpu_platform"])
+    c["contract"] = cc = Capacity(v, base, contract, basis)
+    c["gpu"] = gc = cc if gpu == contract else Capacity(v, base, gpu, basis)
+    tier_speed = {i: f(f"tiers.{i}.tokens_per_s") for i in _TIERS}
+    c["tier_speed"] = tier_speed
+
+    # 0.1 (B): the GPU tiers' served speeds and GPU cost per output token
+    override = _opt(v, "capacity.gpu_cost_per_mtok_usd")
+    served, below = {}, []
+    for i in _LAB_TIERS:
+        if basis == "data" or override is not None:
+            served[i] = tier_speed[i]
+        else:
+            ms = gc.grid(tier_speed[i])
+            if ms:
+                served[i] = tier_speed[i] * ms[0]
+            else:
+                served[i] = _CEILING_SHARE * gc.ceiling
+                below.append(i)
+    c["served"], c["below_grid"] = served, below
+    capped: list[str] = []
+    if override is not None:
+        g_cost = {i: override for i in _LAB_TIERS}
+    else:
+        per_mw_month = _gpu_cost_per_mw_month(v, gpu)
+        G = f("capacity.gpu_fleet_utilization")
+        g_cost = {}
+        for i in _LAB_TIERS:
+            thr = gc.thr(served[i])
+            if thr <= 0:
+                raise DataError(
+                    f"capacity.gpu_platform {gpu} carries no throughput at {served[i]:g} tokens/s"
+                )
+            derived = per_mw_month / (thr * SECONDS_PER_MONTH * G) * 1e6
+            # B (changes): the public gross margin bounds a derived cost per token:
+            # g$_i = min(derived, (1 - finance.api_gross_margin) x the tier's list price)
+            cap_i = (1 - f("finance.api_gross_margin")) * f(f"tiers.{i}.price_per_mtok_usd")
+            g_cost[i] = min(derived, cap_i)
+            if derived > cap_i:
+                capped.append(i)
+    c["g"], c["gpu_cost_capped"] = g_cost, capped
+    c["gpu_cost_override"] = override is not None
+    # backfill runs on the contract at the standard tier's served speed
+    c["thr_b"] = cc.thr(served["standard"])
+
+    # 0.4 (C): the logit, calibrated at the tier speeds with ultrafast at the reference price
+    prices = {i: f(f"tiers.{i}.price_per_mtok_usd") for i in _TIERS}
+    c["prices"] = prices
+    c["logit"] = logit_calibrate(
+        {
+            "standard": f("api.standard_tokens_per_month"),
+            "fast": f("api.fast_tokens_per_month"),
+            "ultrafast": f("api.ultrafast_tokens_per_month"),
+        },
+        f("api.diversion_to_lab_tiers"),
+        f("api.price_elasticity"),
+        f("api.reference_price_per_mtok_usd"),
+        f("api.wtp_speed_doubling_usd_per_mtok"),
+        f("api.speed_nest_lambda"),
+        prices,
+        tier_speed,
+    )
+
+    # 0.4, 0.5 (E): adoption, the price factor, the calibrated no-deal world
+    m_ref = _opt(v, "usage.adoption_ref_multiplier")
+    if m_ref is None:  # default: the data's ultrafast usage multiplier
+        m_ref = _num(base, "tiers.ultrafast.usage_multiplier")
+    c["adoption_wanted"] = f("tiers.ultrafast.adoption") * (
+        m_ref / f("tiers.ultrafast.usage_multiplier")
+    ) ** f("usage.adoption_burn_elasticity")
+    c["price_factor"] = (f("plans.pro.price_usd_month") / f("plans.pro.price_ref_usd_month")) ** (
+        -f("conversion.pro_price_elasticity")
+    )
+    el = f("usage.speed_elasticity")
+    c["phi_fast"] = (served["fast"] / served["standard"]) ** el
+    sigma = f("usage.demand_sigma")
+    a_f = f("tiers.fast.adoption")
+    (q_plus, m_plus), _ = _plan_usage(v)
+    mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
+    N1 = f("market.mau") * f("market.plus_share_of_mau")
+    sf_std1, _ = _lognormal_cap(m_plus, q_plus / mult["standard"], sigma)
+    sf_fast1, _ = _lognormal_cap(m_plus * c["phi_fast"], q_plus / mult["fast"], sigma)
+    h0_1 = (1 - a_f) * sf_std1 + a_f * sf_fast1
+    u0_1 = (
+        f("market.pro_subscribers_start")
+        * (f("conversion.pro_churn_monthly") + f("market.pro_growth_monthly"))
+        / N1
+    )
+    share = f("conversion.capped_share_of_upgrades")
+    prop = min(share * u0_1 / h0_1, f("conversion.max_capped_propensity")) if h0_1 > 0 else 0.0
+    c["propensity"], c["base_rate"], c["h0_1"], c["u0_1"] = prop, u0_1 - prop * h0_1, h0_1, u0_1
+    return c
+
+
+def _value_of_a_subscriber(c: dict, w_gap: list[float]) -> list[float]:
+    """0.2 (D): W_t, the value at month 0 of one extra Pro subscriber converted in month t
+    (t = 1..H; index t - 1), its survival stepped backward from H. w_gap[t - 1] is
+    (w_pro,std,t - w_plus,std,t) in tokens a week."""
+    v, H, T = c["v"], c["H"], c["T"]
+    f = lambda k: _num(v, k)  # noqa: E731
+    churn, xchurn = (
+        f("conversion.pro_churn_monthly"),
+        f("conversion.extra_churn_after_term_monthly"),
+    )
+    keep_rev = 1 - f("finance.variable_cost_share")
+    margin_pro = f("plans.pro.price_usd_month") - f("plans.plus.price_usd_month")
+    r = f("finance.discount_rate_annual")
+    r_m = (1 + r) ** (1 / 12) - 1
+    cc = churn + xchurn
+    g_std = c["g"]["standard"] / 1e6
+    m = [
+        margin_pro * keep_rev - gap * SECONDS_PER_MONTH / SECONDS_PER_WEEK * g_std for gap in w_gap
+    ]
+    d = [(1 + r) ** (-t / 12) for t in range(1, H + 1)]
+    W = [0.0] * H
+    W[H - 1] = m[H - 1] * d[H - 1] + c["tv_on"] * m[H - 1] * (1 - cc) / (r_m + cc) * d[H - 1]
+    for t in range(H - 1, 0, -1):  # month t (index t - 1) from month t + 1
+        survive = 1 - churn - (xchurn if t + 1 > T else 0.0)
+        W[t - 1] = m[t - 1] * d[t - 1] + survive * W[t]
+    return W
+
+
+def _run_at(c: dict, m_u_grid: float | None) -> dict:
+    """The whole model with the ultrafast tier served at tier speed x m_u_grid on the contract
+    (None: the tier is not offered)."""
+    v = c["v"]
+    f = lambda k: _num(v, k)  # noqa: E731
+    H, T, mws, rent_term = c["H"], c["T"], c["mws"], c["rent"]
+    served = dict(c["served"])
+    offered = m_u_grid is not None
+    s_u = c["tier_speed"]["ultrafast"] * m_u_grid if offered else None
+    served["ultrafast"] = s_u
+    thr_u = c["contract"].thr(s_u) if offered else 0.0
+    thr_b = c["thr_b"]
+    g = c["g"]
+    g_std = g["standard"] / 1e6
+    prices = c["prices"]
+    fee = f("finance.variable_cost_share")
+    keep_rev = 1 - fee
+
+    # 0.4: shares, diversion, the margin of an ultrafast token
+    if offered:
+        D, x, x0 = diversion_shares(c["logit"], prices, served)
+    else:
+        x = x0 = logit_shares(c["logit"], prices, served, False)
+        D = {j: 0.0 for j in _LAB_TIERS}
+    m_u = prices["ultrafast"] * keep_rev - sum(
+        D[j] * (prices[j] * keep_rev - g[j]) for j in _LAB_TIERS
+    )
+    api_rev_per_tok = (prices["ultrafast"] - sum(D[j] * prices[j] for j in _LAB_TIERS)) / 1e6
+    api_gpu_per_tok = sum(D[j] * g[j] for j in _LAB_TIERS) / 1e6
+    M = c["logit"]["M"]
+    api_ramp = f("api.ramp_months")
+
+    el = f("usage.speed_elasticity")
+    phi_f = c["phi_fast"]
+    phi_u = (s_u / served["standard"]) ** el if offered else 1.0
+    sigma = f("usage.demand_sigma")
+    mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
+    (q_plus, m_plus), (q_pro, m_pro) = _plan_usage(v)
+    a_f = f("tiers.fast.adoption")
+    pta = f("usage.peak_to_average")
+    keep = 1 - f("usage.token_efficiency_gain_annual")
+    mau, growth, plus_share = (
+        f("market.mau"),
+        f("market.mau_growth_monthly"),
+        f("market.plus_share_of_mau"),
+    )
+    churn, xchurn = (
+        f("conversion.pro_churn_monthly"),
+        f("conversion.extra_churn_after_term_monthly"),
+    )
+    base_rate, prop, pf = c["base_rate"], c["propensity"], c["price_factor"]
+    margin_pro = f("plans.pro.price_usd_month") - f("plans.plus.price_usd_month")
+    backfill = f("capacity.backfill_tokens_per_month")
+    flex_share = f("capacity.backfill_flexible_share")
+    flex_value = f("capacity.flexible_value_share")
+    offer = str(v["capacity.subscriber_offer"])
+    r = f("finance.discount_rate_annual")
+    week_to_month = SECONDS_PER_MONTH / SECONDS_PER_WEEK
+
+    # the standard tier's demand (never capped differently by the deal): W_t first
+    e_of = [keep ** ((t - 1) / 12) for t in range(1, H + 1)]
+    std = [
+        (
+            _lognormal_cap(m_plus * e, q_plus / mult["standard"], sigma),
+            _lognormal_cap(m_pro * e, q_pro / mult["standard"], sigma),
+        )
+        for e in e_of
+    ]
+    W = _value_of_a_subscriber(c, [pro[1] - plus[1] for plus, pro in std])
+
+    names = (
+        "mw_online rent capacity_streams api_tokens_wanted api_tokens_served api_streams_peak "
+        "subscriber_streams_peak ultrafast_adoption ultrafast_adoption_wanted utilization plus_pool eligible "
+        "token_efficiency plus_cap_hit plus_cap_hit_counterfactual pro pro_counterfactual incremental_pro "
+        "subscription_revenue api_revenue api_ultrafast_revenue api_revenue_lost api_gpu_cost_avoided "
+        "backfill_tokens backfill_peak_tokens backfill_flexible_tokens backfill_usd tokens_served "
+        "tokens_moved_off_gpus tokens_added_to_gpus gpu_savings_usd net_cash_flow cumulative_cash discount "
+        "mw_api mw_subscriber mw_backfill_peak mw_backfill_flexible mw_idle subscriber_value "
+        "value_per_mw_api value_per_mw_subscriber"
+    ).split()
+    rows = []
+    P = P0 = f("market.pro_subscribers_start")
+    K = npv = npv_term = pv_in = 0.0
+    w_pro_std = w_plus_std = dP = 0.0
+    for t in range(1, H + 1):
+        term = t <= T
+        MW = mws[t - 1] if term else 0.0
+        R = rent_term[t - 1] if term else 0.0
+        e = e_of[t - 1]
+        N = mau * (1 + growth) ** (t - 1) * plus_share
+        (sf_std, w_plus_std), (_, w_pro_std) = std[t - 1]
+        sf_fast, _ = _lognormal_cap(m_plus * e * phi_f, q_plus / mult["fast"], sigma)
+        if term and offered:
+            sf_u, w_plus_u = _lognormal_cap(m_plus * e * phi_u, q_plus / mult["ultrafast"], sigma)
+            _, w_pro_u = _lognormal_cap(m_pro * e * phi_u, q_pro / mult["ultrafast"], sigma)
+            A = (N * w_plus_u + P * w_pro_u) / (SECONDS_PER_WEEK * s_u)  # P = P_(t-1)
+            ramp = min(1.0, t / api_ramp) if api_ramp > 0 else 1.0
+            V = M * x["ultrafast"] * e * ramp
+            a_dem = c["adoption_wanted"]
+        else:
+            sf_u = A = V = a_dem = 0.0
+        vol = backfill * e if term else 0.0
+        # 0.2 (D): values per average MW-month and caps in average MW
+        v_s = 0.0
+        uses = {"api": (0.0, 0.0), "subscriber": (0.0, 0.0)}
+        if offered and thr_u > 0:
+            uses["api"] = (V / (SECONDS_PER_MONTH * thr_u), m_u * SECONDS_PER_MONTH * thr_u / 1e6)
+            if A > 0:
+                lift = sf_u - sf_std
+                # W is worth at month 0; the other uses' values are month-t cash: W / d_t
+                d_t = (1 + r) ** (-t / 12)
+                v_s = (
+                    g_std * A * s_u * SECONDS_PER_MONTH / phi_u
+                    + prop * lift * N * pf * W[t - 1] / d_t
+                )
+                mw_per_share = A * s_u / thr_u
+                if offer != "off":
+                    rho_s = math.inf if offer == "on" else v_s / mw_per_share
+                    uses["subscriber"] = (a_dem * mw_per_share, rho_s)
+        if thr_b > 0:
+            # the standard traffic is peak-shaped; batch work comes on top of it, a share of it
+            uses["backfill_peak"] = (
+                vol / (SECONDS_PER_MONTH * thr_b),
+                g_std * SECONDS_PER_MONTH * thr_b,
+            )
+            uses["flexible"] = (
+                vol * flex_share / (SECONDS_PER_MONTH * thr_b),
+                flex_value * g_std * SECONDS_PER_MONTH * thr_b,
+            )
+        else:
+            uses["backfill_peak"] = uses["flexible"] = (0.0, 0.0)
+        y = (
+            allocate(MW, pta, uses)
+            if MW > 0
+            else dict.fromkeys(("api", "subscriber", "backfill_peak", "flexible"), 0.0)
+        )
+        V_served = y["api"] * SECONDS_PER_MONTH * thr_u
+        a_u = y["subscriber"] * thr_u / (A * s_u) if A > 0 else 0.0
+        bp_tok = y["backfill_peak"] * SECONDS_PER_MONTH * thr_b
+        bf_tok = y["flexible"] * SECONDS_PER_MONTH * thr_b
+        used = y["api"] + y["subscriber"] + y["backfill_peak"] + y["flexible"]
+        util = used / MW if MW > 0 else None
+        # 5.6 with 0.5 (E)
+        h = (1 - a_f - a_u) * sf_std + a_f * sf_fast + a_u * sf_u
+        h0 = (1 - a_f) * sf_std + a_f * sf_fast
+        u, u0 = pf * (base_rate + prop * h), pf * (base_rate + prop * h0)
+        if term:
+            P_new = P * (1 - churn) + u * N
+        else:
+            P_new = P * (1 - churn) - xchurn * max(0.0, P - P0) + u * N
+        E = N + P
+        P0 = P0 * (1 - churn) + u0 * N
+        P = P_new
+        dP = P - P0
+        # G: cash
+        sub = dP * margin_pro
+        api = V_served * api_rev_per_tok
+        api_gpu = V_served * api_gpu_per_tok
+        subs_tokens = a_u * A * s_u * SECONDS_PER_MONTH if offered else 0.0
+        added = dP * (w_pro_std - w_plus_std) * week_to_month
+        backfill_usd = (bp_tok + flex_value * bf_tok) * g_std
+        gpu = backfill_usd + api_gpu + subs_tokens / phi_u * g_std - added * g_std
+        cf = (sub + api) * keep_rev + gpu - R
+        K += cf
+        d = (1 + r) ** (-t / 12)
+        npv += cf * d
+        if term:
+            npv_term = npv
+        pv_in += ((sub + api) * keep_rev + gpu) * d
+        moved = bp_tok + bf_tok + sum(D.values()) * V_served + subs_tokens / phi_u
+        streams_per_mw = thr_u / s_u if offered else 0.0
+        rows.append(
+            (MW, R, streams_per_mw * MW, V, V_served, V_served * pta / (s_u * SECONDS_PER_MONTH) if offered else 0.0,
+             a_u * A * pta, a_u, a_dem, util, N, E, e, h, h0, P, P0, dP,
+             sub, api, V_served * prices["ultrafast"] / 1e6, V_served * sum(D[j] * prices[j] for j in _LAB_TIERS) / 1e6,
+             api_gpu, bp_tok + bf_tok, bp_tok, bf_tok, backfill_usd, V_served + subs_tokens + bp_tok + bf_tok,
+             moved, added, gpu, cf, K, d,
+             y["api"], y["subscriber"], y["backfill_peak"], y["flexible"], MW - used if MW > 0 else 0.0, v_s,
+             uses["api"][1], uses["subscriber"][1])
+        )  # fmt: skip
+    out = {k: list(col) for k, col in zip(names, zip(*rows, strict=True), strict=True)}
+    out["pro_subscribers_no_deal"] = out["pro_counterfactual"]
+    out["subscriber_value_of_a_convert"] = W
+
+    # 6: terminal value (w_*_std and dP of month H), NPV, payback, IRR
+    r_m = (1 + r) ** (1 / 12) - 1
+    cc = churn + xchurn
+    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * g_std
+    tv = dP * m_H * (1 - cc) / (r_m + cc)
+    tv_on = c["tv_on"]
+    d_H = out["discount"][-1]
+    npv_total = npv + tv_on * tv * d_H
+    rent_npv = sum(x_ * d_ for x_, d_ in zip(out["rent"], out["discount"], strict=True))
+    flows = [0.0, *out["net_cash_flow"]]
+    flows[H] += tv_on * tv
+    sum_U = sum(out["tokens_served"])
+    lam_cal = c["logit"]
+    premium = None
+    if lam_cal["alpha"]["ultrafast"] is not None:
+        premium = (lam_cal["alpha"]["ultrafast"] - lam_cal["alpha"]["standard"]) / lam_cal["beta"]
+    out.update(
+        npv_usd=npv_total,
+        npv_without_terminal_value_usd=npv,
+        npv_at_term_usd=npv_term,
+        terminal_value_usd=tv,
+        payback_months=_payback(out["net_cash_flow"]),
+        discounted_payback_months=_payback(
+            [x_ * d_ for x_, d_ in zip(out["net_cash_flow"], out["discount"], strict=True)]
+        ),
+        irr_annual=_irr(flows) if _irr_unique(flows) else None,
+        profitability_index=(pv_in + tv_on * tv * d_H) / rent_npv if rent_npv != 0 else None,
+        realised_cost_per_mtok_usd=1e6 * sum(out["rent"]) / sum_U if sum_U > 0 else None,
+        rent_npv_usd=rent_npv,
+        throughput_per_mw_ultrafast=thr_u,
+        throughput_per_mw_standard=thr_b,
+        served_tokens_per_s=served,
+        served_multiplier_ultrafast=m_u_grid,
+        ultrafast_offered=offered,
+        gpu_cost_per_mtok_usd=dict(g),
+        gpu_cost_overridden=c["gpu_cost_override"],
+        gpu_cost_capped_by_margin=list(c["gpu_cost_capped"]),
+        below_grid=list(c["below_grid"]),
+        realisation_factor={"contract": c["contract"].eta, "gpu": c["gpu"].eta},
+        realisation_points={"contract": c["contract"].eta_points, "gpu": c["gpu"].eta_points},
+        # reading: a tier that is not offered has no margin per token and diverts nothing
+        api_margin_per_mtok_usd=m_u if offered else None,
+        diversion=D if offered else {j: None for j in _LAB_TIERS},
+        shares=x,
+        shares_without_ultrafast=x0,
+        market_tokens_per_month=M,
+        logit_beta=lam_cal["beta"],
+        logit_gamma=lam_cal["gamma"],
+        implied_premium_per_mtok_usd=premium,
+        plus_to_pro_base_monthly=c["base_rate"],
+        capped_upgrade_propensity=c["propensity"],
+        pro_price_factor=c["price_factor"],
+        adoption_wanted=c["adoption_wanted"],
+        contract_rate_usd_per_mw_month=f("contract.value_usd") / (f("contract.mw") * T),
+    )
+    return out
+
+
+def candidates(v: dict, base: dict | None = None) -> list[float | None]:
+    """0.1: the ultrafast tier's served-speed multipliers on the contract platform, fastest first
+    (data basis: [1]; none feasible: [None], the tier not offered)."""
+    c = _setup(v, bundled() if base is None else base)
+    return _candidates(c)
+
+
+def _candidates(c: dict) -> list[float | None]:
+    if c["basis"] == "data":
+        return [1.0]
+    ms = c["contract"].grid(c["tier_speed"]["ultrafast"])
+    return ms or [None]
+
+
+def run(v: dict, base: dict | None = None, max_multiplier: float | None = None) -> dict:
+    """One scenario. v: {dotted key: value}; base: the data as bundled, before scenario and
+    overrides (eta_p and k_cap come from it; default: this repository's data/).
+
+    The ultrafast tier's served speed on the transferred and physics bases is the grid candidate
+    with the largest NPV (ties: the faster), each candidate a whole run; with max_multiplier
+    (the Monte Carlo's fixed strategic choice m*) the fastest feasible candidate with m <= m*.
+    The result carries every candidate's NPV (``candidate_npv_usd``: {multiplier: NPV})."""
+    c = _setup(v, bundled() if base is None else base)
+    ms = _candidates(c)
+    if max_multiplier is not None and c["basis"] != "data":
+        ms = [m for m in ms if m is not None and m <= max_multiplier + 1e-12] or [None]
+        best = _run_at(c, ms[0])
+        best["candidate_npv_usd"] = {ms[0]: best["npv_usd"]}
+        return best
+    best, npvs = None, {}
+    for m in ms:  # fastest first: a tie keeps the faster
+        out = _run_at(c, m)
+        npvs[m] = out["npv_usd"]
+        if best is None or out["npv_usd"] > best["npv_usd"]:
+            best = out
+    best["candidate_npv_usd"] = npvs
+    return best
 
 
 # ---------------------------------------------------------------- 4. rent versus buy
@@ -394,177 +1276,3 @@ def simple_breakeven(v: dict) -> tuple[float, float]:
     )
     # reading: the share is a decimal (0.00167, not 0.167 %) of market.mau (month 1's MAU)
     return users, users / float(v["market.mau"])
-
-
-# ---------------------------------------------------------------- 5-6. revenue and payback
-
-
-def run(v: dict) -> dict:
-    """v: {dotted key: value} for one scenario; monthly lists (index 0 = month 1) and headline figures."""
-    f = lambda k: float(v[k])  # noqa: E731
-    H = int(f("horizon.months"))
-    T, mws, rent_term = _mw_and_rent(v)
-    if H < T:
-        raise ValueError("horizon.months must be >= contract.term_months")
-    tv_on = _flag(v, "finance.terminal_value")
-
-    # per-scenario constants
-    s = {i: f(f"tiers.{i}.tokens_per_s") for i in _TIERS}
-    s_u, s_std = s["ultrafast"], s["standard"]
-    thr_u, thr_std = _capacity_throughput(v, [s_u, s_std])
-    el = f("usage.speed_elasticity")
-    phi = {i: (s[i] / s_std) ** el for i in _TIERS}
-    mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
-    sigma = f("usage.demand_sigma")
-    q_plus, m_plus = f("plans.plus.weekly_quota_tokens"), f("plans.plus.median_weekly_tokens")
-    q_pro, m_pro = f("plans.pro.weekly_quota_tokens"), f("plans.pro.median_weekly_tokens")
-    c_plus = {i: q_plus / mult[i] for i in _TIERS}
-    c_pro = {i: q_pro / mult[i] for i in _TIERS}
-    a_fast, adopt_u = f("tiers.fast.adoption"), f("tiers.ultrafast.adoption")
-    p2a = f("usage.peak_to_average")
-    keep = 1 - f("usage.token_efficiency_gain_annual")
-    mau, growth, plus_share = (
-        f("market.mau"),
-        f("market.mau_growth_monthly"),
-        f("market.plus_share_of_mau"),
-    )
-    base, prop = f("conversion.plus_to_pro_base_monthly"), f("conversion.capped_upgrade_propensity")
-    churn, xchurn = (
-        f("conversion.pro_churn_monthly"),
-        f("conversion.extra_churn_after_term_monthly"),
-    )
-    price_u = f("tiers.ultrafast.price_per_mtok_usd")
-    api_full = f("api.ultrafast_tokens_per_month") * (
-        price_u / f("api.reference_price_per_mtok_usd")
-    ) ** (-f("api.price_elasticity"))
-    api_ramp = f("api.ramp_months")
-    cann = f("api.cannibalised_share")
-    api_margin = (price_u - cann * f("api.standard_price_per_mtok_usd")) / 1e6
-    margin_pro = f("plans.pro.price_usd_month") - f("plans.plus.price_usd_month")
-    keep_rev = 1 - f("finance.variable_cost_share")
-    backfill = f("capacity.backfill_tokens_per_month")
-    gpu_cost = f("capacity.gpu_cost_per_mtok_usd") / 1e6
-    r = f("finance.discount_rate_annual")
-    streams_per_mw = thr_u / s_u  # C_t = Thr*(s_u) MW_t / s_u
-    tok_u = s_u * SECONDS_PER_MONTH  # tokens a month of one ultrafast stream
-    week_to_month = SECONDS_PER_MONTH / SECONDS_PER_WEEK
-
-    names = (
-        "mw_online rent capacity_streams api_tokens_wanted api_tokens_served api_streams_peak "
-        "subscriber_streams_peak ultrafast_adoption utilization plus_pool eligible token_efficiency "
-        "plus_cap_hit plus_cap_hit_counterfactual pro pro_counterfactual incremental_pro "
-        "subscription_revenue api_revenue backfill_tokens backfill_usd tokens_served "
-        "tokens_moved_off_gpus tokens_added_to_gpus gpu_savings_usd net_cash_flow cumulative_cash discount"
-    ).split()
-    rows = []  # one tuple a month, in the order of names
-
-    P = P0 = f("market.pro_subscribers_start")
-    K = 0.0
-    npv = npv_term = pv_in = 0.0
-    w_pro_std = w_plus_std = dP = 0.0
-    for t in range(1, H + 1):
-        term = t <= T
-        MW = mws[t - 1] if term else 0.0
-        R = rent_term[t - 1] if term else 0.0
-        C = streams_per_mw * MW
-        e = keep ** ((t - 1) / 12)
-        N = mau * (1 + growth) ** (t - 1) * plus_share
-        # 5.2: cap hits and truncated demand (plus: standard, fast, ultrafast; pro: standard, ultrafast)
-        sf_std, w_plus_std = _lognormal_cap(m_plus * e * phi["standard"], c_plus["standard"], sigma)
-        sf_fast, _ = _lognormal_cap(m_plus * e * phi["fast"], c_plus["fast"], sigma)
-        _, w_pro_std = _lognormal_cap(m_pro * e * phi["standard"], c_pro["standard"], sigma)
-        if term:
-            sf_u, w_plus_u = _lognormal_cap(
-                m_plus * e * phi["ultrafast"], c_plus["ultrafast"], sigma
-            )
-            _, w_pro_u = _lognormal_cap(m_pro * e * phi["ultrafast"], c_pro["ultrafast"], sigma)
-            A = (N * w_plus_u + P * w_pro_u) / (SECONDS_PER_WEEK * s_u)  # 5.3, P = P_(t-1)
-            ramp_api = min(1.0, t / api_ramp) if api_ramp > 0 else 1.0
-            V = api_full * e * ramp_api  # 5.4
-            want = V * p2a / tok_u
-            if want <= C:
-                S_api, V_served = want, V
-            else:
-                S_api, V_served = C, C * tok_u / p2a
-            a_u = min(adopt_u, max(0.0, C - S_api) / (A * p2a)) if A > 0 else 0.0  # 5.5
-        else:
-            sf_u = 0.0  # multiplied by a_u = 0 after the term
-            A = V = S_api = V_served = a_u = 0.0
-        E = N + P
-        sub_peak = a_u * A * p2a
-        # 5.6
-        h = (1 - a_fast - a_u) * sf_std + a_fast * sf_fast + a_u * sf_u
-        h0 = (1 - a_fast) * sf_std + a_fast * sf_fast
-        if term:
-            P_new = P * (1 - churn) + (base + prop * h) * N
-        else:
-            P_new = P * (1 - churn) - xchurn * max(0.0, P - P0) + (base + prop * h) * N
-        P0 = P0 * (1 - churn) + (base + prop * h0) * N
-        P = P_new
-        dP = P - P0
-        # 5.7
-        sub = dP * margin_pro
-        api = V_served * api_margin
-        # 5.8: backfill of spare capacity
-        if term and MW > 0:
-            spare = max(0.0, 1 - (S_api + sub_peak) / C) if C > 0 else 1.0
-            cap = spare * MW * thr_std * SECONDS_PER_MONTH / p2a
-            Bf = min(backfill * e, cap)
-            util = (S_api + sub_peak) / (p2a * C) if C > 0 else 0.0
-            std_capacity = MW * thr_std * SECONDS_PER_MONTH
-            # reading: the backfill term is 0 where the platform carries nothing at standard speed
-            util += Bf / std_capacity if std_capacity > 0 else 0.0
-        else:
-            Bf = 0.0
-            util = None if MW == 0 else 0.0
-        subs_tokens = a_u * A * tok_u
-        U = V_served + subs_tokens + Bf
-        # 5.9: the GPU-fleet boundary
-        moved = Bf + cann * V_served + subs_tokens / phi["ultrafast"]
-        added = dP * (w_pro_std - w_plus_std) * week_to_month
-        gpu = (moved - added) * gpu_cost
-        # 6
-        cf = (sub + api) * keep_rev + gpu - R
-        K += cf
-        d = (1 + r) ** (-t / 12)
-        npv += cf * d
-        if term:
-            npv_term = npv
-        pv_in += ((sub + api) * keep_rev + gpu) * d
-        rows.append(
-            (MW, R, C, V, V_served, S_api, sub_peak, a_u, util, N, E, e, h, h0, P, P0, dP, sub, api,
-             Bf, Bf * gpu_cost, U, moved, added, gpu, cf, K, d)
-        )  # fmt: skip
-
-    out = {k: list(col) for k, col in zip(names, zip(*rows, strict=True), strict=True)}
-
-    # 6: terminal value of the Pro tail after H (w_*_std and dP are month H's)
-    r_m = (1 + r) ** (1 / 12) - 1
-    c = churn + xchurn
-    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * gpu_cost
-    tv = dP * m_H * (1 - c) / (r_m + c)
-    d_H = out["discount"][-1]
-    npv_total = npv + tv_on * tv * d_H
-    rent_npv = sum(x * d for x, d in zip(out["rent"], out["discount"], strict=True))
-    flows = [0.0, *out["net_cash_flow"]]
-    flows[H] += tv_on * tv
-    sum_U = sum(out["tokens_served"])
-    out.update(
-        npv_usd=npv_total,
-        npv_without_terminal_value_usd=npv,
-        npv_at_term_usd=npv_term,
-        terminal_value_usd=tv,  # reading: reported whether or not finance.terminal_value includes it
-        payback_months=_payback(out["net_cash_flow"]),
-        discounted_payback_months=_payback(
-            [x * d for x, d in zip(out["net_cash_flow"], out["discount"], strict=True)]
-        ),
-        irr_annual=_irr(flows),
-        # reading: None where the rent's present value is 0
-        profitability_index=(pv_in + tv_on * tv * d_H) / rent_npv if rent_npv != 0 else None,
-        # reading: None where no token is served
-        realised_cost_per_mtok_usd=1e6 * sum(out["rent"]) / sum_U if sum_U > 0 else None,
-        rent_npv_usd=rent_npv,
-        throughput_per_mw_ultrafast=thr_u,
-        throughput_per_mw_standard=thr_std,
-    )
-    return out

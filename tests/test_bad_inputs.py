@@ -382,9 +382,9 @@ SCENARIO_NAMES = [
     Case(
         "scenario-probability-above-a-half",
         summary("--scenario", "eager"),
-        r"scenarios/eager\.csv row 3 \(conversion\.plus_to_pro_base_monthly\), column value: 0\.6 is out of range; expected a number in "
+        r"scenarios/eager\.csv row 3 \(conversion\.max_capped_propensity\), column value: 0\.6 is out of range; expected a number in "
         r"\[0, 0\.5\] \[1/month\]",
-        scenario("eager", "contract.mw,700,", "conversion.plus_to_pro_base_monthly,0.6,"),
+        scenario("eager", "contract.mw,700,", "conversion.max_capped_propensity,0.6,"),
     ),
     Case(
         "scenario-empty-value",
@@ -497,8 +497,8 @@ NUMBERS = [
     ),
     Case(
         "goal-seek-range-outside-the-keys-values",
-        goal_seek("--low", "2", "--high", "3", key="api.cannibalised_share"),
-        r"api\.cannibalised_share: --low 2\b.*expected .*\[0, 1\]",
+        goal_seek("--low", "2", "--high", "3", key="api.diversion_to_lab_tiers"),
+        r"api\.diversion_to_lab_tiers: --low 2\b.*expected .*\(0, 1\)",
     ),
     Case(
         "goal-seek-unknown-key",
@@ -928,14 +928,14 @@ KEYS = [
     Case(
         "base-upgrade-above-a-half",
         validate(),
-        r"assumptions\.csv row 21 \(conversion\.plus_to_pro_base_monthly\), column value: 0\.6 is "
+        r"assumptions\.csv row 34 \(conversion\.max_capped_propensity\), column value: 0\.6 is "
         r"out of range; expected a number in \[0, 0\.5\] \[1/month\]",
-        cell("assumptions.csv", "conversion.plus_to_pro_base_monthly", "value", "0.6"),
+        cell("assumptions.csv", "conversion.max_capped_propensity", "value", "0.6"),
     ),
     Case(
         "upgrade-propensity-above-a-half",
-        goal_seek("--set", "conversion.capped_upgrade_propensity=0.51"),
-        r"--set conversion\.capped_upgrade_propensity=0\.51, column value: 0\.51 is out of range; "
+        goal_seek("--set", "conversion.max_capped_propensity=0.51"),
+        r"--set conversion\.max_capped_propensity=0\.51, column value: 0\.51 is out of range; "
         r"expected a number in \[0, 0\.5\]",
     ),
     Case(
@@ -1343,7 +1343,9 @@ INVARIANTS = [
             "--set",
             "market.plus_share_of_mau=1",
             "--set",
-            "conversion.plus_to_pro_base_monthly=0.5",
+            "market.pro_growth_monthly=0.5",
+            "--set",
+            "market.pro_subscribers_start=5e8",
             "--set",
             "conversion.pro_churn_monthly=0",
         ),
@@ -1359,7 +1361,8 @@ INVARIANTS = [
         scenario(
             "eager",
             "market.plus_share_of_mau,0.9,",
-            "conversion.plus_to_pro_base_monthly,0.3,",
+            "market.pro_growth_monthly,0.5,",
+            "market.pro_subscribers_start,500000000,",
             "conversion.pro_churn_monthly,0,",
         ),
     ),

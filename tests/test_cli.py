@@ -147,13 +147,52 @@ def test_summary_json_carries_the_headline_and_every_assumption(capsys):
 def test_summary_text_explains_the_headline(capsys):
     code, out, _ = run(["summary", "--data", str(DATA)], capsys)
     assert code == 0
-    assert (
-        "Pays back for good in month" in out
-        and "NPV at 10%" in out
-        and "1,666,667 Pro users" in out
-    )
-    assert "Physics: 750 tokens/s on wse3 is above the per-user ceiling" in out
+    out = " ".join(out.split())  # the text is wrapped to the terminal; read it as prose
+    # 10e9 USD / (200 USD x 30 months) Pro users pay the contract
+    assert "NPV at 10%" in out and "1,666,667 Pro users (0.167% of MAU)" in out
+    # the wafer's ceiling for the served model by hand (tests/test_decisions.py): 1,866.5
+    assert "Physics: 750 tokens/s on wse3 is within the ceiling (1,867)" in out
     assert "the rent and the hardware price cannot both be right" in out
+    # version 3: the served model, the API market, the no-deal world, the MW by use and the
+    # size at the contract's rate (10e9 / (750 x 30) = 444,444 USD per MW-month)
+    assert "Served model on the transferred basis: standard 54 and fast 134 tokens/s on b300" in out
+    assert "ultrafast 750 tokens/s on wse3 (ceiling 1,867)" in out
+    # M = 5e11 + (5e12 + 5e11) / 0.5 = 11.5e12 tokens; 5e11 / 11.5e12 = 4.3%; each ultrafast
+    # token replaces 0.5 x 5e12 / 5.5e12 = 0.45 standard and 0.05 fast tokens
+    assert (
+        "ultrafast takes 4.3% of 11.5T tokens a month; each ultrafast token replaces 0.45 "
+        "standard and 0.05 fast tokens" in out
+    )
+    assert "No-deal world: the Pro stock grows 0.0% a month at first (calibrated" in out
+    assert "At the contract's rate ($444k per MW-month) the NPV is highest at" in out
+    shares = re.search(
+        r"API (\d+)%, subscriber streams (\d+)%, peak-shaped backfill (\d+)%, flexible "
+        r"backfill (\d+)%, idle (\d+)%",
+        out,
+    )
+    assert shares and abs(sum(int(x) for x in shares.groups()) - 100) <= 2  # rounded shares
+
+
+def test_summary_text_on_payback(capsys):
+    """Each of the three payback readings in words: never cash-negative, paying back after the
+    term, not paying back."""
+    code, out, _ = run(["summary", "--data", str(DATA)], capsys)
+    assert code == 0 and out.splitlines()[1].startswith("Never cash-negative")
+    # a contract dear enough to pay back only after the term
+    import numpy as np
+
+    import econ
+    from econ.model import evaluate
+
+    values = np.linspace(10e9, 30e9, 41)
+    payback = evaluate(econ.load(DATA), {"contract.value_usd": values}).payback_months
+    late = values[(payback > 30) & np.isfinite(payback)]
+    assert late.size
+    sets = ["--set", f"contract.value_usd={float(late[0])!r}"]
+    code, out, _ = run(["summary", "--data", str(DATA), *sets], capsys)
+    assert code == 0 and re.search(r"Pays back for good in month \d+\.\d \(after the", out)
+    code, out, _ = run(["summary", "--data", str(DATA), "--scenario", "bear"], capsys)
+    assert code == 0 and "Does not pay back within 60 months" in out
 
 
 def test_summary_says_when_capacity_limits_revenue(capsys):
@@ -203,7 +242,7 @@ def test_capacity_speeds_and_json(capsys):
     assert {r["point"] for r in res["frontier_audit"]} >= {"wse3_750", "b300_340"}
     assert all(r["within_tolerance"] for r in res["calibration"])
     code, out, _ = run(["capacity", "--speeds", "340", "--data", str(DATA)], capsys)
-    assert code == 0 and "1,323.53" in out and "nan" not in out.lower() and " inf" not in out
+    assert code == 0 and "1,324" in out and "nan" not in out.lower() and " inf" not in out
 
 
 def test_capacity_refuses_a_speed_that_is_not_one(capsys):
@@ -219,8 +258,8 @@ def test_goal_seek_command(capsys):
     )
     res = json.loads(out)
     assert code == 0 and 1e10 < res["value"] < 2e10 and res["bracket"] == [9e9, 20e9]
-    code, out, _ = run(["goal-seek", "facility.pue", "--data", str(DATA)], capsys)
-    assert "NPV does not depend on facility.pue" in out
+    code, out, _ = run(["goal-seek", "agent.ttft_s", "--data", str(DATA)], capsys)
+    assert "NPV does not depend on agent.ttft_s" in out
     code, out, _ = run(["goal-seek", "finance.discount_rate_annual", "--data", str(DATA)], capsys)
     assert code == 0 and "no value of finance.discount_rate_annual in [0.06, 0.15]" in out
     code, out, _ = run(
@@ -281,8 +320,18 @@ def test_montecarlo_json_carries_the_value_of_information_and_the_samples(capsys
         "npv_usd",
         "payback_months",
         "irr_annual",
-        "conversion.capped_upgrade_propensity",
+        "conversion.capped_share_of_upgrades",
     } <= set(rows)
+    # version 3 varies the physics the transferred basis reads (issue 16, item 7)
+    physics = {
+        "hardware.wse3.layer_latency_us",
+        "hardware.wse3.hop_latency_us",
+        "hardware.wse3.efficiency",
+        "model.speculative_speedup",
+        "model.active_param_share",
+    }
+    assert physics <= set(rows) and physics <= set(doc["evppi_usd"])
+    assert all(rows[k].nunique() > 500 for k in physics)
     # any statistic can be checked from the samples: P(NPV > 0)
     p = next(r["value"] for r in doc["statistics"] if r["statistic"] == "P(NPV > 0)")
     assert p == pytest.approx((rows["npv_usd"] > 0).mean(), abs=1e-12)
@@ -481,3 +530,33 @@ def test_data_without_sensitivity_files_still_reports(data_copy, tmp_path, capsy
     assert wb.sheetnames == [s for s in SHEETS if s not in analysis]
     code, _, err = run(["sensitivity", "breakeven", "--data", str(data_copy)], capsys)
     assert code == 2 and "sensitivity.csv: no uncertain inputs" in err
+
+
+def test_keys_lists_every_key_with_its_ranges_and_source(capsys):
+    from econ.cli import main
+
+    assert main(["keys", "plans.pro.price_usd", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["key"] for r in rows] == ["plans.pro.price_usd_month"]
+    r = rows[0]
+    assert (r["unit"], r["valid_low"], r["valid_high"]) == ("USD/month", 0.0, 100000.0)
+    assert r["distribution"] and r["sensitivity_low"] < r["value"] < r["sensitivity_high"]
+    assert r["guess"] is False and r["source"]
+    assert main(["keys", "contract.ramp_months", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["guess"] is True  # a Guesstimate
+    assert main(["keys"]) == 0
+    out = capsys.readouterr().out
+    assert "contract.value_usd" in out and "horizon.months" in out
+
+
+def test_a_mistyped_command_or_analysis_gets_a_did_you_mean(capsys):
+    from econ.cli import main
+
+    for argv, hint in (
+        (["sumary"], "did you mean summary?"),
+        (["sensitivity", "montecarl"], "did you mean montecarlo?"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert hint in capsys.readouterr().err

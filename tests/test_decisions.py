@@ -61,7 +61,8 @@ def test_every_scenario_loads_names_existing_keys_and_passes_validate(base):
     assert set(NEW_SCENARIOS) <= set(names)
     for name in names:
         for r in rows_of(name):
-            assert r["key"] in base.values, f"{name}: {r['key']}"
+            # a key with a value, or an optional one left blank in the data (contract.tranche_mw)
+            assert r["key"] in base.values or r["key"] in base.blanks, f"{name}: {r['key']}"
         a = base.with_scenario(name)
         evaluate(a)  # what econ validate checks beyond loading
         problem_from(a)
@@ -159,7 +160,8 @@ def test_compare_writes_workbook_and_png_only_under_out(tmp_path, capsys, monkey
     assert code == 0, err
     files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert files == ["o/compare/comparison.png", "o/compare/comparison.xlsx"]
-    assert "econ: wrote o/compare/comparison.xlsx" in out and "gpu_b300" in out
+    assert "econ: wrote o/compare/comparison.xlsx" in err and "gpu_b300" in out
+    assert "econ: wrote" not in out  # notes on stderr, results on stdout
     with zipfile.ZipFile(tmp_path / "o/compare/comparison.xlsx") as z:
         names = z.namelist()
         strings = z.read("xl/sharedStrings.xml").decode()
@@ -198,7 +200,14 @@ def test_compare_json_and_set_on_every_scenario(tmp_path, capsys):
             r"is a knot of wse3's curve .* sweep hardware\.wse3\.frontier_scale",
         ),
         (
-            ["sweep", "tiers.ultrafast.tokens_per_s", "--high", "2000"],
+            [
+                "sweep",
+                "tiers.ultrafast.tokens_per_s",
+                "--high",
+                "2000",
+                "--set",
+                "capacity.basis=data",
+            ],
             r"--high 2000 is out of range; expected a value from 134 to 1,500 .*within wse3's "
             r"data curve, 54 to 1500 tokens/s",
         ),
@@ -277,33 +286,146 @@ def test_platform_mw_of_b300_is_the_budget_over_its_hourly_rent(base):
     assert D.platform_mw(base, "groq_lpu", budget) * pv == pytest.approx(pv_rent, rel=REL)
 
 
+def ceiling_by_hand(memory_gb, bandwidth_tb_s, domain_chips, hop_us, layer_us, efficiency):
+    """The served model's per-user ceiling on a platform (docs/model.md 3.2-3.3), by hand: the
+    bundled model.* keys, 2e12 parameters at 1 byte, 5% active, 128 layers, speculative
+    speed-up 2. Chips to hold the weights n = ceil(2e12 / memory), stages k = ceil(n / g),
+    a decode step reads 1e11 bytes at g x bandwidth x efficiency and waits k hops (none for
+    one stage) plus 128 layer latencies; ceiling = 2 / step time."""
+    chips = math.ceil(2e12 / (memory_gb * 1e9))
+    k = math.ceil(chips / domain_chips)
+    read = 1e11 / (domain_chips * bandwidth_tb_s * 1e12 * efficiency)
+    fixed = ((k if k >= 2 else 0) * hop_us + 128 * layer_us) * 1e-6
+    return 2 / (read + fixed)
+
+
+# hardware.csv's rows, by hand: memory GB, TB/s, chips per domain, hop and layer latency in us,
+# efficiency
+CEILINGS = {
+    "b300": ceiling_by_hand(288, 8, 72, 5, 60, 0.7),  # 7 GPUs, one NVL72 stage: 252.27
+    "wse3": ceiling_by_hand(44, 21_000, 1, 5, 6.5, 0.5),  # 46 wafers, 46 stages: 1,866.5
+    "h100": ceiling_by_hand(80, 3.35, 8, 5, 60, 0.7),  # 25 GPUs, 4 stages: 153.49
+    "groq_lpu": ceiling_by_hand(0.23, 80, 8, 2, 38, 0.7),  # 8,696 chips, 1,087 stages: 275.44
+}
+GRID = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # served speeds: tier speed x m at or below 0.9 x ceiling
+
+
+def test_the_ceilings_by_hand():
+    for p, want in (("b300", 252.27), ("wse3", 1866.5), ("h100", 153.49), ("groq_lpu", 275.44)):
+        assert CEILINGS[p] == pytest.approx(want, abs=0.01), p
+
+
 def test_platforms_on_the_bundled_data(base, capsys):
     code, out, err = run(["platforms", "--data", str(DATA), "--json", "--workers", "1"], capsys)
     assert code == 0, err
     doc = json.loads(out)
     rows = {r["platform"]: r for r in doc["platforms"]}
     assert doc["budget_usd"] == 10e9 and doc["term_months"] == 30
+    assert doc["basis"] == "transferred"
     assert rows["b300"]["mw"] == pytest.approx(B300_MW_RAMP, rel=REL)
     assert rows["wse3"]["mw"] == pytest.approx(750.0, rel=REL)
-    # per-user ceilings of the dense 2T model (docs/model.md 3.3: b300 56.8, wse3 599.5,
-    # h100 4.5, groq_lpu 55.1 tokens/s): only the wafer can run a tier above the fast 134
-    for p, ceiling in (("b300", 56.8), ("wse3", 599.5), ("h100", 4.5), ("groq_lpu", 55.1)):
-        assert rows[p]["fastest_tokens_per_s"] == pytest.approx(ceiling, abs=0.05)
-        assert rows[p]["ultrafast_offered"] is (p == "wse3")
-    assert rows["wse3"]["served_tokens_per_s"] == pytest.approx(599.5, abs=0.05)
-    # the wafer's users per MW on its data curve at that speed: between 560,000 / 340 and
-    # 450,000 / 750 tokens/s per MW over the speed
-    assert 450_000 / 750 < rows["wse3"]["users_per_mw"] < 560_000 / 340
-    assert rows["groq_lpu"]["npv_usd"] is None and "does not cover" in rows["groq_lpu"]["note"]
+    for p, ceiling in CEILINGS.items():
+        assert rows[p]["ceiling_tokens_per_s"] == pytest.approx(ceiling, rel=1e-12), p
+        # the ultrafast tier is offered where 750 x some grid multiplier <= 0.9 x the ceiling:
+        # only on the wafer (0.5 x 750 = 375 is above 0.9 x 275.4 = 247.9 on the LPU)
+        feasible = [750 * m for m in GRID if 750 * m <= 0.9 * ceiling]
+        assert rows[p]["ultrafast_offered"] is bool(feasible), p
+        assert rows[p]["npv_usd"] is not None, p  # every platform is valued on this basis
+    assert rows["wse3"]["served_tokens_per_s"] == 750.0  # the tier's speed is feasible
+    assert rows["wse3"]["users_per_mw"] == pytest.approx(600.0, abs=1.0)  # 450,000 / 750
+    assert rows["b300"]["served_tokens_per_s"] is None and "no grid speed" in rows["b300"]["note"]
     assert rows["b300"]["npv_usd"] < rows["wse3"]["npv_usd"]
     assert doc["answer"].startswith("No: with $10.00B over 30 months the contract platform wse3")
 
 
+def platform_overrides(row, budget: float) -> list[tuple[str, str]]:
+    """What `econ summary --set ...` is given to value one row of `econ platforms`."""
+    return [
+        ("contract.platform", row["platform"]),
+        ("contract.mw", repr(float(row["mw"]))),
+        ("contract.value_usd", repr(float(budget))),
+    ]
+
+
+@pytest.mark.parametrize(
+    "basis, budget, term",
+    [
+        ("transferred", None, None),
+        ("physics", None, None),
+        ("data", None, None),
+        ("transferred", 4e9, 24),
+        ("physics", 25e9, 48),
+    ],
+)
+def test_every_platform_npv_equals_the_summary_with_its_overrides(base, basis, budget, term):
+    """Issue 16, item 2: the NPV `econ platforms` gives a platform is `econ summary`'s with
+    contract.platform, contract.mw and contract.value_usd set to that row's, at the same
+    budget, term and basis (the same served-speed rule on every command)."""
+    sets = [("capacity.basis", basis)] + ([("contract.term_months", str(term))] if term else [])
+    a = base.with_overrides(sets)
+    df = D.platforms(a, budget=budget, workers=1)
+    budget = budget or a.num("contract.value_usd")
+    assert df.attrs["budget_usd"] == budget and df.attrs["basis"] == basis
+    valued = 0
+    for row in df.to_dict("records"):
+        if math.isnan(row["npv_usd"]):  # the data basis: the curve does not cover the tiers
+            assert basis == "data" and "does not cover" in row["note"], row["platform"]
+            with pytest.raises(AssumptionError, match="outside the frontier"):
+                a.with_overrides(platform_overrides(row, budget))
+            continue
+        b = a.with_overrides(platform_overrides(row, budget))
+        r = evaluate(b)
+        assert float(r.npv[0]) == pytest.approx(row["npv_usd"], rel=1e-12), row["platform"]
+        served = float(r.served_tokens_per_s_ultrafast[0])
+        assert row["ultrafast_offered"] is bool(np.isfinite(r.served_multiplier[0]))
+        if row["ultrafast_offered"]:
+            assert row["served_tokens_per_s"] == served
+        valued += 1
+    assert valued >= (2 if basis == "data" else 4)
+
+
+def test_platforms_and_summary_agree_through_the_command_line(base, capsys):
+    code, out, err = run(["platforms", "--data", str(DATA), "--json", "--workers", "1"], capsys)
+    assert code == 0, err
+    rows = {r["platform"]: r for r in json.loads(out)["platforms"]}
+    for p in ("b300", "wse3"):
+        sets = [f"{k}={v}" for k, v in platform_overrides(rows[p], 10e9)]
+        args = ["summary", "--json", "--data", str(DATA)]
+        code, out, err = run([*args, *(x for kv in sets for x in ("--set", kv))], capsys)
+        assert code == 0, err
+        h = json.loads(out)
+        assert h["npv_usd"] == pytest.approx(rows[p]["npv_usd"], rel=1e-12), p
+        assert h["served_tokens_per_s"]["ultrafast"] == rows[p]["served_tokens_per_s"], p
+
+
+def test_compare_gpu_b300_and_platforms_agree_on_b300(base, capsys, tmp_path):
+    """`econ compare gpu_b300` and `econ platforms` value the same budget on B300 at its hourly
+    rent: the scenario's MW are the platforms row's (to the 6 significant figures of the file)
+    and so are the NPV, the ceiling and the ultrafast tier's absence."""
+    args = ["--data", str(DATA), "--json", "--workers", "1"]
+    code, out, err = run(["platforms", *args], capsys)
+    assert code == 0, err
+    row = {r["platform"]: r for r in json.loads(out)["platforms"]}["b300"]
+    code, out, err = run(["compare", "gpu_b300", *args, "--out", str(tmp_path)], capsys)
+    assert code == 0, err
+    c = json.loads(out)["scenarios"][0]
+    assert c["scenario"] == "gpu_b300" and c["platform"] == "b300"
+    assert c["contract_value_usd"] == 10e9
+    assert c["contract_mw"] == pytest.approx(row["mw"], rel=1e-6)
+    assert c["contract_mw"] == pytest.approx(B300_MW_RAMP, rel=1e-6)
+    assert c["npv_usd"] == pytest.approx(row["npv_usd"], rel=1e-6)
+    assert c["ceiling_tokens_per_s"] == pytest.approx(row["ceiling_tokens_per_s"], rel=1e-12)
+    assert c["served_tokens_per_s"] is None and row["served_tokens_per_s"] is None
+    assert not row["ultrafast_offered"]
+    # at the platforms row's exact MW the two are one evaluation
+    exact = base.with_scenario("gpu_b300").with_overrides([("contract.mw", repr(row["mw"]))])
+    npv = D.compare([exact], workers=1).rows.iloc[0]["npv_usd"]
+    assert npv == pytest.approx(row["npv_usd"], rel=1e-12)
+
+
 def test_a_platform_without_the_tier_earns_by_backfill_alone(base):
-    df = D.platforms(base.with_overrides([("tiers.fast.tokens_per_s", "54")]), workers=1)
-    b300 = df.set_index("platform").loc["b300"]
-    assert b300["ultrafast_offered"]  # 56.8 tokens/s is above a 54 tokens/s fast tier
     df = D.platforms(base, workers=1).set_index("platform")
+    assert not df.loc["b300", "ultrafast_offered"]
     a = base.with_overrides(
         [
             ("contract.platform", "b300"),
@@ -314,6 +436,12 @@ def test_a_platform_without_the_tier_earns_by_backfill_alone(base):
     r = evaluate(a, {"contract.mw": B300_MW_RAMP, "contract.value_usd": 10e9})
     assert df.loc["b300", "npv_usd"] == pytest.approx(float(r.npv[0]), rel=REL)
     assert float(r.totals["subscription_revenue_usd"][0]) == 0.0
+    assert not np.any(r.mw_api) and not np.any(r.mw_subscriber)
+    # a 400 tokens/s tier fits on B300 only at half speed: 0.5 x 400 = 200 <= 0.9 x 252.27 =
+    # 227.0 < 0.6 x 400 = 240
+    slow = D.platforms(base.with_overrides([("tiers.ultrafast.tokens_per_s", "400")]), workers=1)
+    b300 = slow.set_index("platform").loc["b300"]
+    assert b300["ultrafast_offered"] and b300["served_tokens_per_s"] == 200.0
 
 
 # ---------------------------------------------------------------------------
@@ -351,48 +479,124 @@ def test_sweep_kinds(base):
     assert not unread.read and unread.table["npv_usd"].nunique() == 1
 
 
-def test_tier_speeds_on_the_data_and_physics_bases(base):
+def test_tier_speeds_on_the_three_bases(base):
     s = D.sweep(base, "tiers.ultrafast.tokens_per_s", points=3, workers=1)
-    assert (s.range.low, s.range.high) == (375, 1500)  # 0.5x-2x, within wse3's curve
+    assert (s.range.low, s.range.high) == (375, 1500)  # 0.5x-2x
     std = D.sweep(base, "tiers.standard.tokens_per_s", points=3, workers=1)
-    assert (std.range.low, std.range.high) == (54, 108)  # its curve starts at 54
+    assert (std.range.low, std.range.high) == (27, 108)  # 0.5x-2x: any speed off the data basis
+    data = base.with_overrides([("capacity.basis", "data")])
+    std = D.sweep(data, "tiers.standard.tokens_per_s", points=3, workers=1)
+    assert (std.range.low, std.range.high) == (54, 108)  # the wafer's curve starts at 54
     with pytest.raises(AssumptionError, match=r"--low 40 is out of range.*54 to 1500"):
-        D.sweep(base, "tiers.standard.tokens_per_s", low=40, high=100)
-    phys = base.with_overrides([("capacity.basis", "physics")])
-    s = D.sweep(phys, "tiers.ultrafast.tokens_per_s", low=400, high=2000, points=3, workers=1)
-    # above the wafer's 599.5 tokens/s ceiling the envelope carries no ultrafast stream
-    assert s.table["npv_usd"].iloc[1] == s.table["npv_usd"].iloc[2]
-    assert s.table["npv_usd"].iloc[0] > s.table["npv_usd"].iloc[1]
+        D.sweep(data, "tiers.standard.tokens_per_s", low=40, high=100)
     prices = D.sweep(base, "tiers.ultrafast.price_per_mtok_usd", points=3, workers=1)
-    assert (prices.range.low, prices.range.high) == (20, 60)
+    assert (prices.range.low, prices.range.high) == (120, 240)  # its sensitivity range
 
 
-def test_optimize_finds_the_known_optimum_of_a_concave_case(base):
-    """API cash per month is V0 (p / ref)^-e x ((1 - f)(p - c s) + c g) with c the cannibalised
-    share, s the standard price, g the GPU cost and f the variable costs, maximised at
-    p* = e K / (e - 1), K = c s - c g / (1 - f). With e = 2, c = 0.5, s = 10, g = 1, f = 0.1:
-    K = 5 - 0.5 / 0.9 = 4.444..., p* = 8.888... USD per 1M tokens (capacity never binds here:
-    no ramp, no backfill, a small API)."""
-    a = base.with_overrides(
-        [
-            ("contract.ramp_months", "0"),
-            ("capacity.backfill_tokens_per_month", "0"),
-            ("api.ultrafast_tokens_per_month", "1e12"),
-            ("api.price_elasticity", "2"),
-        ]
-    )
-    o = D.optimize(a, "tiers.ultrafast.price_per_mtok_usd", low=5, high=40, workers=1)
-    assert o.value == pytest.approx(2 * (5 - 0.5 / 0.9), rel=1e-6)
-    assert o.refined and o.on_bound is None and not o.flat and o.read
-    at = evaluate(a, {"tiers.ultrafast.price_per_mtok_usd": [o.value]})
-    np.testing.assert_allclose(at.api_tokens_served, at.api_tokens_wanted, rtol=1e-12)  # no cap
-    assert o.best >= o.curve["npv_usd"].max()
+@pytest.mark.parametrize("basis", ["transferred", "physics"])
+def test_the_served_ultrafast_speed_comes_from_the_grid_below_the_ceiling(base, basis):
+    """MODEL.md 0.1: on the transferred and physics bases the ultrafast tier is served at
+    tier speed x m, m in (1, 0.9, ..., 0.5), at or below 0.9 x the wafer's ceiling (1,866.5
+    tokens/s by hand), at the m that maximises NPV; with no such m it is not offered."""
+    a = base.with_overrides([("capacity.basis", basis)])
+    cap = 0.9 * CEILINGS["wse3"]  # 1,679.9
+    for speed in (750, 1800, 2500, 3300, 3400, 4000):
+        b = a.with_overrides([("tiers.ultrafast.tokens_per_s", str(speed))])
+        r = evaluate(b)
+        feasible = [speed * m for m in GRID if speed * m <= cap]
+        served = float(r.served_tokens_per_s_ultrafast[0])
+        if not feasible:  # 0.5 x 3,400 = 1,700 > 1,679.9
+            assert speed >= 3400 and not np.isfinite(r.served_multiplier[0])
+            assert not np.any(r.mw_api) and not np.any(r.mw_subscriber)
+            continue
+        assert served in feasible, (speed, served)
+        best = max(float(evaluate(b, served=[m]).npv[0]) for m in GRID if speed * m <= cap)
+        assert float(r.npv[0]) == pytest.approx(best, rel=1e-12), speed
+    # 1,800 x 0.9 = 1,620 is the fastest that fits; 3,300 only at half speed (1,650)
+    assert 1800 * 0.9 <= cap < 1800 and 3300 * 0.5 <= cap < 3300 * 0.6
+
+
+def logit_optimal_price(gpu_cost: float) -> float:
+    """The ultrafast price that maximises the API's cash, by hand (MODEL.md 0.4) on the bundled
+    figures: V_u = 5e11 ultrafast tokens at the reference price 180, V_s = 5e12 and V_f = 5e11
+    at 30 and 60 USD per 1M, diversion D = 0.5, point elasticity 1 at 180, fees f = 0.1, every
+    tier at its tier speed (the speed terms cancel) and a GPU cost g for both GPU tiers.
+
+    Market M = V_u + (V_s + V_f) / D, shares q_i = V_i / M, q_0 = 1 - sum q; beta = e / (p_ref
+    (1 - q_u)); alpha_i = ln(q_i / q_0) + beta p_i. Under the plain logit the diversion
+    D_j = x_j / (1 - x_u) does not move with p_u (IIA), so the margin is m(p) = p (1 - f) - c,
+    c = sum_j D_j (p_j (1 - f) - g), and cash x_u(p) m(p) peaks where m = (1 - f) / (beta (1 -
+    x_u)): the logit monopolist's markup, solved by fixed-point iteration."""
+    v_u, v_s, v_f, d, eps, p_ref, p_s, p_f, f = 5e11, 5e12, 5e11, 0.5, 1.0, 180, 30, 60, 0.1
+    m = v_u + (v_s + v_f) / d
+    q_u, q_s, q_f = v_u / m, v_s / m, v_f / m
+    q_0 = 1 - q_u - q_s - q_f
+    beta = eps / (p_ref * (1 - q_u))
+    e_s, e_f = q_s / q_0, q_f / q_0  # exp(alpha_j - beta p_j) at the bundled prices
+    d_s, d_f = e_s / (1 + e_s + e_f), e_f / (1 + e_s + e_f)
+    assert d_s + d_f == pytest.approx(d) and d_s / d_f == pytest.approx(10)
+    c = d_s * (p_s * (1 - f) - gpu_cost) + d_f * (p_f * (1 - f) - gpu_cost)
+    alpha_u = math.log(q_u / q_0) + beta * p_ref
+
+    def x_u(p: float) -> float:
+        e_u = math.exp(alpha_u - beta * p)
+        return e_u / (1 + e_s + e_f + e_u)
+
+    p = p_ref
+    for _ in range(200):
+        p = c / (1 - f) + 1 / (beta * (1 - x_u(p)))
+    return p
+
+
+def test_the_ultrafast_price_has_an_interior_optimum_at_the_logit_markup(base, capsys):
+    """Issue 17, item 2: `econ optimize tiers.ultrafast.price_per_mtok_usd --low 10 --high
+    10000` finds an interior optimum where capacity does not bind (no ramp: the contract's MW
+    from month 1), and raising the price past it lowers the NPV. The GPU cost is set to 5 USD
+    per 1M, so that every figure of the optimum is known by hand: p* = 193.016."""
+    sets = [("contract.ramp_months", "0"), ("capacity.gpu_cost_per_mtok_usd", "5")]
+    a = base.with_overrides(sets)
+    p_star = logit_optimal_price(5.0)
+    assert p_star == pytest.approx(193.016, abs=1e-3)
+    o = D.optimize(a, "tiers.ultrafast.price_per_mtok_usd", low=10, high=10000, workers=1)
+    assert o.on_bound is None and o.refined and not o.flat and 10 < o.value < 10000
+    assert o.value == pytest.approx(p_star, rel=1e-6)
+    # capacity does not bind: every month of the term the API gets all it wants, and the
+    # peak-shaped loads leave MW free at the peak
+    r = evaluate(a, {"tiers.ultrafast.price_per_mtok_usd": [o.value]})
+    np.testing.assert_allclose(r.api_tokens_served, r.api_tokens_wanted, rtol=1e-12)
+    T, pta = 30, a.num("usage.peak_to_average")
+    peak = pta * (r.mw_api + r.mw_subscriber + r.mw_backfill_peak)[0, :T]
+    assert np.all(peak < r.mw_online[0, :T])
+    # past the optimum the NPV falls, all the way to the world without an ultrafast API
+    prices = [p_star, 250, 400, 1000, 3000, 10000]
+    npv = evaluate(a, {"tiers.ultrafast.price_per_mtok_usd": prices}).npv
+    assert np.all(np.diff(npv) < 0)
+    assert npv[0] == pytest.approx(o.best, rel=1e-9)
+    args = ["optimize", "tiers.ultrafast.price_per_mtok_usd", "--low", "10", "--high", "10000"]
+    sets_cli = [x for k, v in sets for x in ("--set", f"{k}={v}")]
+    code, out, err = run([*args, *sets_cli, "--data", str(DATA), "--workers", "1"], capsys)
+    assert code == 0, err
+    assert "NPV is highest at tiers.ultrafast.price_per_mtok_usd = 193.016" in out
+    assert "sits on" not in out and "still improving" not in out
 
 
 def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
-    o = D.optimize(base, "contract.mw", workers=1)
+    # at the contract's rate the NPV peaks well below 1,000 MW (the summary's size at the rate):
+    # over 1,000-1,500 MW the optimum sits on the lower end
+    from econ.headline import size_at_rate
+
+    assert size_at_rate(base)["best_mw"] < 1000
+    o = D.optimize(base, "contract.mw", low=1000, high=1500, workers=1)
+    assert o.on_bound == "low" and o.value == 1000 and not o.refined
+    # holding the value, more MW for the same money never lower the NPV (MODEL.md 0.2): the
+    # upper end
+    o = D.optimize(base, "contract.mw", hold="value", workers=1)
     assert o.on_bound == "high" and o.value == 1500 and not o.refined
-    code, out, _ = run(["optimize", "contract.mw", "--data", str(DATA), "--workers", "1"], capsys)
+    args = ["optimize", "contract.mw", "--low", "1000", "--data", str(DATA), "--workers", "1"]
+    code, out, _ = run(args, capsys)
+    assert code == 0 and "sits on the lower end of the range" in out
+    args = ["optimize", "contract.mw", "--hold", "value", "--data", str(DATA), "--workers", "1"]
+    code, out, _ = run(args, capsys)
     assert code == 0 and "sits on the upper end of the range" in out
     code, out, _ = run(["optimize", "agent.ttft_s", "--data", str(DATA), "--workers", "1"], capsys)
     assert code == 0 and "does not read agent.ttft_s" in out
@@ -403,13 +607,147 @@ def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
     assert code == 0 and "No value in this range pays back within the horizon." in out
 
 
+# the contract's rate: 10e9 USD / (750 MW x 30 months) = 444,444.44 USD per MW-month
+RATE = 10e9 / (750 * 30)
+
+
+def npv_at(a, **over) -> float:
+    """NPV of one scenario with overrides given as keyword arguments (dots as __)."""
+    return float(evaluate(a, {k.replace("__", "."): [v] for k, v in over.items()}).npv[0])
+
+
+def test_sweeps_of_the_size_hold_the_rate_by_default(base):
+    """Issue 16, item 6: the value moves as rate x MW x T (MODEL.md 0.3); `--hold value` keeps
+    it. By hand: 375 MW at the rate cost 444,444.44 x 375 x 30 = 5e9 USD; 24 months of 750 MW,
+    8e9 USD; 1,500 MW, 20e9."""
+    mw = D.sweep(base, "contract.mw", low=375, high=1500, points=4, workers=1).table
+    assert mw["contract.mw"].tolist() == [375, 750, 1125, 1500]
+    for x, value in ((375, 5e9), (750, 10e9), (1125, 15e9), (1500, 20e9)):
+        assert RATE * x * 30 == pytest.approx(value, rel=1e-12)
+        want = npv_at(base, contract__mw=x, contract__value_usd=value)
+        got = float(mw.loc[mw["contract.mw"] == x, "npv_usd"].iloc[0])
+        assert got == pytest.approx(want, rel=1e-12), x
+    held = D.sweep(base, "contract.mw", low=375, high=1500, points=4, hold="value", workers=1)
+    for x, got in zip(held.table["contract.mw"], held.table["npv_usd"], strict=True):
+        want = npv_at(base, contract__mw=x, contract__value_usd=10e9)
+        assert got == pytest.approx(want, rel=1e-12), x
+    # a smaller contract at the rate is worth more than at the whole value, a larger one less
+    assert mw["npv_usd"].iloc[0] > held.table["npv_usd"].iloc[0]
+    assert mw["npv_usd"].iloc[-1] < held.table["npv_usd"].iloc[-1]
+
+    term = D.sweep(base, "contract.term_months", low=24, high=36, points=3, workers=1).table
+    assert term["contract.term_months"].tolist() == [24, 30, 36]
+    for t, value in ((24, 8e9), (30, 10e9), (36, 12e9)):
+        a = base.with_overrides([("contract.term_months", str(t))])
+        got = float(term.loc[term["contract.term_months"] == t, "npv_usd"].iloc[0])
+        assert got == pytest.approx(npv_at(a, contract__value_usd=value), rel=1e-12), t
+    fixed = D.sweep(
+        base, "contract.term_months", low=24, high=36, points=3, hold="value", workers=1
+    ).table
+    a = base.with_overrides([("contract.term_months", "24")])
+    assert fixed["npv_usd"].iloc[0] == pytest.approx(npv_at(a, contract__value_usd=10e9), rel=1e-12)
+
+
+def test_optimize_and_goal_seek_on_the_size_hold_the_rate(base):
+    from econ.sensitivity.breakeven import goal_seek_key
+
+    o = D.optimize(base, "contract.mw", low=1, high=1500, workers=1)
+    assert o.on_bound is None
+    assert o.best == pytest.approx(
+        npv_at(base, contract__mw=o.value, contract__value_usd=RATE * o.value * 30), rel=1e-12
+    )
+    at_rate = goal_seek_key(base, "contract.mw").value
+    npv = npv_at(base, contract__mw=at_rate, contract__value_usd=RATE * at_rate * 30)
+    assert abs(npv) < 1e3  # USD, against NPVs of billions
+    at_value = goal_seek_key(base, "contract.mw", hold="value").value
+    assert abs(npv_at(base, contract__mw=at_value, contract__value_usd=10e9)) < 1e3
+    # two questions, two answers: at the rate a larger contract loses, at the value a smaller
+    assert at_rate > 750 > at_value
+
+
+def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
+    """MODEL.md 0.3: the size that maximises NPV with the value at the contract's rate,
+    searched over (0, 2 x 750] MW: no size on a fine grid of its own does better."""
+    from econ.headline import size_at_rate
+
+    s = size_at_rate(base)
+    assert s["rate_usd_per_mw_month"] == pytest.approx(RATE, rel=1e-12)
+    assert s["searched_up_to_mw"] == 1500 and not s["at_upper_bound"]
+    best = s["best_mw"]
+    assert 0 < best < 1500 and s["best_value_usd"] == pytest.approx(RATE * best * 30, rel=1e-12)
+    at = npv_at(base, contract__mw=best, contract__value_usd=RATE * best * 30)
+    assert s["best_npv_usd"] == pytest.approx(at, rel=1e-12)
+    grid = np.linspace(5, 1500, 300)
+    npv = evaluate(base, {"contract.mw": grid, "contract.value_usd": RATE * grid * 30}).npv
+    assert s["best_npv_usd"] >= npv.max() - 1e-6 * abs(npv.max())
+    assert abs(grid[np.argmax(npv)] - best) <= 1500 / 299
+    code, out, err = run(["summary", "--data", str(DATA)], capsys)
+    assert code == 0, err
+    m = re.search(
+        r"At the contract's rate \(\$(\d+)k per MW-month\) the NPV is highest at "
+        r"([\d,]+) MW: \$([\d.]+)B",
+        out,
+    )
+    assert m, out
+    assert int(m.group(1)) == round(RATE / 1e3)
+    assert int(m.group(2).replace(",", "")) == round(best)
+    assert float(m.group(3)) == round(s["best_npv_usd"] / 1e9, 2)
+    code, out, err = run(["summary", "--json", "--data", str(DATA)], capsys)
+    h = json.loads(out)
+    assert h["contract_rate_usd_per_mw_month"] == pytest.approx(RATE, rel=1e-12)
+    assert h["size_at_rate"]["best_mw"] == pytest.approx(best, rel=1e-12)
+
+
+def test_the_reported_terms_deliver_250_mw_a_year(base):
+    """The reported_terms scenario: 20e9 USD for 750 MW over 36 months, delivered in tranches
+    of 250 MW every 12 months from month 1. By hand: 250 MW in months 1-12, 500 in 13-24, 750
+    in 25-36, none after; 12 x (250 + 500 + 750) = 18,000 MW-months, paid as delivered at
+    20e9 / 18,000 = 1,111,111.11 USD per MW-month; the contract's rate 20e9 / (750 x 36)
+    = 740,740.74 USD per MW-month."""
+    from econ.headline import headline
+
+    a = base.with_scenario("reported_terms")
+    assert (a["contract.tranche_mw"], a["contract.tranche_months"]) == (250, 12)
+    r = evaluate(a)
+    t = np.arange(1, 67)
+    want = np.select([t <= 12, t <= 24, t <= 36], [250.0, 500.0, 750.0], 0.0)
+    np.testing.assert_array_equal(r.mw_online[0], want)
+    np.testing.assert_allclose(r.rent[0], want * 20e9 / 18_000, rtol=1e-12)
+    assert float(r.rent[0].sum()) == pytest.approx(20e9, rel=1e-12)
+    h = headline(a)
+    assert h["contract_rate_usd_per_mw_month"] == pytest.approx(20e9 / (750 * 36), rel=1e-12)
+    for row in rows_of("reported_terms"):
+        assert row["source"].strip() and row["key"].startswith(("contract.", "horizon."))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="econ.decisions._schedule reads the linear ramp, not the contract's tranches: under "
+    "tranches the B300's MW are not bought at its hourly rent",
+)
+def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
+    """At its hourly rent a B300 MW-month costs 1,281,578.95 USD; the budget buys the MW X
+    whose delivered MW-months (the same tranches of 250 MW a year) cost the budget:
+    20e9 = 1,281,578.95 x (12 x 250 + 12 x 500 + 12 X) gives X = 550.48 MW. (Without
+    tranches this reading is the one test_platform_mw_of_b300_... checks: 421.78 MW.)"""
+    a = base.with_scenario("reported_terms")
+    per_mw_month = 4.0 * 730.5 * 1000 / (1.9 * 1.2)
+    x = (20e9 / per_mw_month - 12 * 250 - 12 * 500) / 12
+    assert x == pytest.approx(550.48, abs=0.01)
+    assert D.platform_mw(a, "b300", 20e9) == pytest.approx(x, rel=1e-9)
+
+
 def test_sweep_csv_and_json(tmp_path, capsys):
     path = tmp_path / "s.csv"
     args = ["sweep", "contract.value_usd", "--data", str(DATA), "--points", "3", "--workers", "1"]
-    code, out, _ = run([*args, "--csv", str(path)], capsys)
-    assert code == 0 and f"econ: wrote {path}" in out
+    code, out, err = run([*args, "--csv", str(path)], capsys)
+    assert code == 0 and f"econ: wrote {path}" in err and out == ""
     df = pd.read_csv(path)
     assert list(df.columns) == ["contract.value_usd", *D.SWEEP_OUTPUTS] and len(df) == 3
+    units = pd.read_csv(tmp_path / "s.units.csv", index_col="column", keep_default_na=False)
+    assert units.loc["contract.value_usd", "unit"] == "USD"
+    assert units.loc["npv_usd", "unit"] == "USD" and units.loc["payback_months", "unit"] == "months"
+    assert units.loc["term_average_utilization", "unit"] == "share"
     code, out, _ = run([*args, "--json"], capsys)
     doc = json.loads(out)
     assert doc["key"] == "contract.value_usd" and len(doc["points"]) == 3 and doc["read"]

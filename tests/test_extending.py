@@ -212,9 +212,7 @@ def test_a_fourth_platform_needs_data_only(data_copy, tmp_path, capsys):
                 "platform": "toy",
                 "tokens_per_s_per_user": str(speed),
                 "tokens_per_s_per_mw": str(thr),
-                "model_params": "",
-                "model_active_share": "",
-                "model_bytes_per_param": "",
+                "model": "",
                 "source": "Guesstimate: the toy platform's curve",
                 "note": "",
             },
@@ -235,7 +233,7 @@ def test_a_fourth_platform_needs_data_only(data_copy, tmp_path, capsys):
     assert "toy" in a.platforms()
     assert "hardware.toy.frontier_scale" in {s.key for s in a.sensitivity}
 
-    toy = a.with_overrides([("contract.platform", "toy")])
+    toy = a.with_overrides([("contract.platform", "toy"), ("capacity.basis", "data")])
     r = evaluate(toy)
     # by hand: a point of the curve is met exactly; 150,000 tokens/s/MW at 750 tokens/s/user is
     # 200 users a MW, so the 750 MW once online (month 24, the ramp) carry 150,000 streams
@@ -248,6 +246,15 @@ def test_a_fourth_platform_needs_data_only(data_copy, tmp_path, capsys):
     assert set(rows.index) == set(a.tier_ids())
     assert rows.loc["ultrafast", "concurrent_users_per_mw"] == pytest.approx(200, **APPROX)
     assert rows.loc["standard", "concurrent_users_per_mw"] == pytest.approx(600_000 / 54, **APPROX)
+    # on the transferred basis (the default) a platform without a sourced point measured on a
+    # model of models.csv realises its physics envelope in full: eta = 1 (docs/model.md 0.1)
+    tr = evaluate(toy.with_overrides([("capacity.basis", "transferred")]))
+    ph = evaluate(toy.with_overrides([("capacity.basis", "physics")]))
+    assert tr.throughput_per_mw[0] == pytest.approx(ph.throughput_per_mw[0], rel=1e-12)
+    assert tr.throughput_per_mw_standard[0] == pytest.approx(
+        ph.throughput_per_mw_standard[0], rel=1e-12
+    )
+    assert tr.throughput_per_mw_standard[0] > 0
 
     path = write_report(toy, tmp_path / "reports")
     wb = openpyxl.load_workbook(path, data_only=True)

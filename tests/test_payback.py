@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from econ.payback import annualise, goal_seek, irr, irr_trace, payback_month
+from econ.payback import annualise, goal_seek, irr, irr_trace, irr_unique, mirr, payback_month
 
 
 def _npv(rate, flows):
@@ -34,7 +34,7 @@ def test_irr_vectorised_matches_numpy_financial_row_by_row():
     rng = np.random.default_rng(7)
     flows = rng.normal(1.0, 2.0, size=(300, 36))
     flows[:, 0] -= 20
-    ours = irr(flows)
+    ours = irr(flows, unique_only=False)
     ref = np.array([npf.irr(np.r_[0.0, f]) for f in flows])  # a zero at t=0 puts flows at t=1..n
     both = np.isfinite(ref) & np.isfinite(ours)
     assert both.sum() > 100
@@ -50,14 +50,15 @@ def test_irr_picks_the_root_nearest_zero():
     # (1+x)^-1 polynomial with roots at x = 0.1 and x = 0.5: -1 at t=0 shifted to t=1..3
     # sum c_t v^t = v(-1 + 2.6v... ) built from (1 - 1.1 v)(1 - 1.5 v) = 1 - 2.6 v + 1.65 v^2
     flows = np.array([1.0, -2.6, 1.65])
-    assert irr(flows) == pytest.approx(0.1, abs=1e-10)
+    assert irr(flows, unique_only=False) == pytest.approx(0.1, abs=1e-10)
+    assert np.isnan(irr(flows))  # two roots: no meaningful IRR
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.floats(-100, 100), min_size=3, max_size=36), st.floats(50, 500))
 def test_npv_at_the_irr_is_zero(tail, outlay):
     flows = np.array([-outlay, *tail])
-    x = irr(flows)
+    x = irr(flows, unique_only=False)
     if np.isfinite(x):
         # zero relative to the size of the discounted terms (large where x is near -100 %)
         scale = _npv(x, np.abs(flows))
@@ -96,7 +97,7 @@ def test_the_workbooks_bisection_finds_the_irrs_root(tail, outlay):
     # the workbook solves the IRR by econ's grid, then bisection: the same root as irr()
     flows = np.array([-outlay, *tail])
     trace = irr_trace(flows)
-    x = irr(flows)
+    x = irr(flows, unique_only=False)
     if np.isnan(x):
         assert trace.interval is None
     else:
@@ -139,6 +140,60 @@ def test_of_two_roots_on_either_side_of_zero_the_nearer_is_the_irr(r_neg, r_pos)
     v1, v2 = 1 / (1 + r_neg), 1 / (1 + r_pos)
     flows = np.array([v1 * v2, -(v1 + v2), 1.0]) * 1e8
     nearer = r_neg if abs(r_neg) < abs(r_pos) else r_pos
-    assert irr(flows) == pytest.approx(nearer, abs=1e-9)
+    assert irr(flows, unique_only=False) == pytest.approx(nearer, abs=1e-9)
+    assert np.isnan(irr(flows))  # money in, out, in: two roots, no meaningful IRR
     assert npf.irr(np.concatenate([[0.0], flows])) == pytest.approx(nearer, abs=1e-9)
     assert np.expm1(irr_trace(flows).y) == pytest.approx(nearer, abs=1e-9)
+
+
+def test_the_irr_is_reported_only_where_the_flows_have_one_root_that_is_a_rate_of_return():
+    # Descartes: one sign change from out to in
+    assert irr_unique(np.array([-100.0, 0, 50, 60]))
+    # Norstrom: flows -, +, -, + change sign three times, but their running sum -100, -40,
+    # -50, +30 changes once from negative to positive: one root
+    f = np.array([-100.0, 60, -10, 80])
+    assert irr_unique(f) and np.isfinite(irr(f))
+    assert _npv(irr(f), f) == pytest.approx(0.0, abs=1e-9 * 100)
+    # a borrowing (money in, then out): one root, but a higher rate is worse
+    assert not irr_unique(np.array([100.0, -60, -60])) and np.isnan(
+        irr(np.array([100.0, -60, -60]))
+    )
+    # out, in, out with a running sum -, +, -: two roots (10 % and 50 %): none reported
+    two = np.array([-1.0, 2.6, -1.65])
+    assert not irr_unique(two) and np.isnan(irr(two))
+    np.testing.assert_array_equal(irr_unique(np.array([[-1.0, 2.0], [1.0, 2.0]])), [True, False])
+
+
+def test_mirr_is_excels_mirr():
+    # the flows of Excel's MIRR documentation (-120000, 39000, 30000, 21000, 37000, 46000) at
+    # periods 1..6 after a 0 at period 0, as econ passes them: numpy-financial's mirr agrees
+    flows = np.array([-120000.0, 39000, 30000, 21000, 37000, 46000])
+    for r in (0.1, 0.12, 0.0):
+        assert mirr(flows, r) == pytest.approx(npf.mirr(np.r_[0.0, flows], r, r), rel=1e-12)
+    # with the outlay at period 1 (our flows start at 1): by hand
+    r = 0.1
+    fv = sum(c * (1 + r) ** (6 - t) for t, c in enumerate(flows, start=1) if c > 0)
+    pv = -flows[0] / (1 + r)
+    assert mirr(flows, r) == pytest.approx((fv / pv) ** (1 / 6) - 1, rel=1e-12)
+    # MIRR > r exactly when the NPV at r is > 0
+    rng = np.random.default_rng(3)
+    many = rng.normal(1.0, 3.0, (400, 24))
+    rate = 0.01
+    m = mirr(many, rate)
+    npv = (many * (1 + rate) ** -np.arange(1, 25)).sum(axis=1)
+    ok = np.isfinite(m)
+    np.testing.assert_array_equal(m[ok] > rate, npv[ok] > 0)
+    assert np.isnan(mirr(np.array([1.0, 2.0]), 0.1))  # no money out: Excel's #DIV/0!
+
+
+def test_the_irr_zeroes_the_present_value_to_numpy_financials_tolerance():
+    # numpy-financial's tests ask npv(irr(x), x) = 0 to 1e-9 of the flows' scale; large flows
+    # (a deal in USD over 60 months) included
+    rng = np.random.default_rng(21)
+    flows = rng.normal(1.0, 2.0, (500, 60)) * 1e9
+    flows[:, 0] -= 40e9
+    x = irr(flows, unique_only=False)
+    ok = np.isfinite(x)
+    assert ok.sum() > 400
+    resid = np.array([npf.npv(r, np.r_[0.0, f]) for r, f in zip(x[ok], flows[ok], strict=True)])
+    assert (np.abs(resid) <= 1e-9 * np.abs(flows[ok]).max(axis=1)).all()

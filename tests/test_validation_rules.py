@@ -7,6 +7,9 @@ import pytest
 
 from econ.assumptions import CROSS_CHECKS, AssumptionError, load
 
+DATA_BASIS = ("assumptions.csv", "capacity.basis,transferred", "capacity.basis,data")
+
+# rule -> cases (file, old text, new text, message[, edits made first: (file, old, new), ...])
 CASES = {
     "check_horizon_covers_term": [
         (
@@ -14,6 +17,55 @@ CASES = {
             "horizon.months,60",
             "horizon.months,24",
             r"horizon\.months\): 24 is shorter than the contract term 30",
+        ),
+    ],
+    "check_gpu_platform_known": [
+        (
+            "assumptions.csv",
+            "capacity.gpu_platform,b300",
+            "capacity.gpu_platform,tpu",
+            r"capacity\.gpu_platform\): 'tpu' is not in hardware\.csv; expected one of b300, wse3, "
+            r"h100, groq_lpu",
+        ),
+        (  # on the data basis the GPU curve prices the standard tier: it must cover its speed
+            "tiers.csv",
+            "standard,54,",
+            "standard,10,",
+            r"tiers\.standard\.tokens_per_s\): 10 tokens/s is outside the frontier of the GPU "
+            r"platform 'b300' \(20 to 750 tokens/s in frontier\.csv\)",
+            [DATA_BASIS],
+        ),
+    ],
+    "check_frontier_models_known": [
+        (
+            "frontier.csv",
+            'deepseek_r1_fp4,"GPT-5.6',
+            'deepseek_v9,"GPT-5.6',
+            r"frontier\.b300_340\.model\): 'deepseek_v9' is not in models\.csv; expected one of "
+            r"deepseek_r1_fp4, gpt56_sol",
+        ),
+    ],
+    "check_tranches": [
+        (
+            "assumptions.csv",
+            "contract.tranche_mw,,",
+            "contract.tranche_mw,250,",
+            r"contract\.tranche_mw\): set without contract\.tranche_months; expected both",
+        ),
+        (
+            "assumptions.csv",
+            "contract.tranche_months,,",
+            "contract.tranche_months,12,",
+            r"contract\.tranche_months\): set without contract\.tranche_mw; expected both",
+        ),
+    ],
+    "check_pro_growth": [
+        (
+            "assumptions.csv",
+            "market.pro_growth_monthly,0,",
+            "market.pro_growth_monthly,-0.04,",
+            r"market\.pro_growth_monthly\): -0\.04 is below minus the churn \(-0\.03\); expected "
+            r"market\.pro_growth_monthly >= -conversion\.pro_churn_monthly",
         ),
     ],
     "check_pro_start_within_users": [
@@ -59,24 +111,27 @@ CASES = {
         ),
     ],
     "check_contract_curve_covers_tiers": [
-        (
+        (  # only the data basis reads the curve at the tier speeds (MODEL.md 0.1)
             "tiers.csv",
             "ultrafast,750,",
             "ultrafast,2000,",
             r"2000 tokens/s is outside the frontier of the contract platform 'wse3' \(54 to 1500",
+            [DATA_BASIS],
         ),
-        (
+        (  # backfill runs at the standard tier's speed on the contract platform
             "tiers.csv",
             "standard,54,",
             "standard,40,",
-            r"tiers\.standard\.tokens_per_s\): 40 tokens/s is outside the frontier",
+            r"tiers\.standard\.tokens_per_s\): 40 tokens/s is outside the frontier of the contract "
+            r"platform 'wse3'",
+            [DATA_BASIS],
         ),
     ],
     "check_adoption_sum": [
         (
             "tiers.csv",
-            "fast,134,2,0.20",
-            "fast,134,2,0.90",
+            "fast,134,2.5,0.20",
+            "fast,134,2.5,0.90",
             r"fast \(0\.9\) plus ultrafast \(0\.15\) adoption exceeds 1",
         ),
     ],
@@ -98,11 +153,24 @@ def test_every_rule_has_a_case():
 def _cases():
     for rule, cases in CASES.items():
         for i, case in enumerate(cases):
-            yield pytest.param(rule, *case, id=f"{rule}-{i}")
+            file, old, new, message, *first = case
+            yield pytest.param(
+                rule, file, old, new, message, first[0] if first else [], id=f"{rule}-{i}"
+            )
 
 
-@pytest.mark.parametrize(("rule", "file", "old", "new", "message"), list(_cases()))
-def test_each_rule_refuses_with_its_message(data_copy, rule, file, old, new, message):
+def _edit(path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"fixture text {old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(("rule", "file", "old", "new", "message", "first"), list(_cases()))
+def test_each_rule_refuses_with_its_message(data_copy, rule, file, old, new, message, first):
+    for f, o, n in first:
+        _edit(data_copy / f, o, n)
+    if first:
+        load(data_copy)  # the edits made first leave valid data: the case's own edit breaks it
     p = data_copy / file
     text = p.read_text()
     assert old in text, f"fixture text {old!r} not in {file}"
@@ -123,3 +191,12 @@ def test_the_rule_names_what_was_set(base):
         AssumptionError, match=r"--set tiers\.ultrafast\.tokens_per_s=100.*tier speeds must rise"
     ):
         base.with_overrides([("tiers.ultrafast.tokens_per_s", "100")])
+
+
+def test_off_the_data_basis_a_tier_beyond_the_curve_loads(data_copy):
+    """The transferred and physics bases read the served model's envelope, not the curve at the
+    tier speeds (MODEL.md 0.1): a 2,000 tokens/s tier is valid data there (and is not offered
+    where it lies above 0.9 x the ceiling)."""
+    _edit(data_copy / "tiers.csv", "ultrafast,750,", "ultrafast,2000,")
+    a = load(data_copy)
+    assert a["capacity.basis"] == "transferred" and a["tiers.ultrafast.tokens_per_s"] == 2000

@@ -161,7 +161,7 @@ def lessor_yield(case: BuyCase, rent_flows: Array, t: Array, term_months: ArrayL
 
     flows = owner_flows(case, rent_flows, t, term_months)
     # flows at months 0..H have the same roots as the same flows at periods 1..H+1
-    return annualise(irr(np.ascontiguousarray(flows.T)))
+    return annualise(irr(np.ascontiguousarray(flows.T), unique_only=False))
 
 
 def per_delivered_mw_month(cost_npv: ArrayLike, mw_online: Array, d: Array) -> Array:

@@ -33,11 +33,23 @@ _LAST = len(SPEED_MULTIPLIERS) - 1
 def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
     """The grid's stage counts ceil(2^(j/4)) that can lie between the smallest k_min and the
     largest k_cap [stages], ascending, without repeats."""
-    lo, hi = float(np.min(k_min)), float(np.max(k_cap))
+    lo_all, hi_all = np.asarray(k_min, float), np.asarray(k_cap, float)
+    lo_all, hi_all = lo_all[np.isfinite(lo_all)], hi_all[np.isfinite(hi_all)]
+    if lo_all.size == 0 or hi_all.size == 0:  # no layout holds the weights: no candidates
+        return np.empty(0)
+    lo, hi = float(np.min(lo_all)), float(np.max(hi_all))
     j_lo = max(0, int(np.floor(4 * np.log2(max(lo, 1.0)))) - 1)
     j_hi = int(np.ceil(4 * np.log2(max(hi, 1.0)))) + 1
     ks = np.unique(np.ceil(2.0 ** (np.arange(j_lo, j_hi + 1) / 4.0) - 1e-9))
     return ks[(ks >= lo) & (ks <= hi)]
+
+
+# Extreme inputs (1e-300 bytes of KV, say) overflow to inf or underflow to 0 on the way; the
+# envelope's min and max take those in their stride, and a result that is not a number is
+# refused by the model's own check: no warning from here.
+def _quiet() -> np.errstate:
+    """A context (and decorator) that silences floating-point warnings; one per function."""
+    return np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore")
 
 
 # 4e12 / 44e9 = 90.9090... must give 91, and an exact multiple must not give one more
@@ -101,6 +113,7 @@ def weight_bytes(model: ServedModel) -> tuple[Array, Array, Array]:
     )
 
 
+@_quiet()
 def layout(model: ServedModel, chip: Chip) -> tuple[Array, Array]:
     """(n_w, k_min): chips to hold the weights, ceil(W_hold / memory), and the fewest stages,
     ceil(n_w / domain_chips). Section 3.2."""
@@ -128,6 +141,7 @@ def read_rate(chip: Chip) -> Array:
     return _f(chip.domain_chips) * _f(chip.bandwidth_tb_s) * 1e12 * _f(chip.efficiency)
 
 
+@_quiet()
 def ceiling(model: ServedModel, chip: Chip) -> Array:
     """s_ceil [tokens/s/user]: the per-user ceiling, speculative_speedup / tau_min with
     tau_min = W_read / R + F(k_min). Section 3.3."""
@@ -137,6 +151,7 @@ def ceiling(model: ServedModel, chip: Chip) -> Array:
     return _f(model.speculative_speedup) / tau
 
 
+@_quiet()
 def compute_bound(model: ServedModel, chip: Chip) -> Array:
     """B_fl x s [tokens/s per stage group]: the decode output a stage's compute sustains,
     prefill included; 16-bit TFLOPS scale as 2 / bytes_per_param. It does not depend on the
@@ -178,6 +193,7 @@ class Envelope:
 ENVELOPE_BLOCK = 16_384  # scenarios per block of the envelope's passes
 
 
+@_quiet()
 def envelope(
     speed: ArrayLike,
     model: ServedModel,
@@ -252,9 +268,9 @@ def envelope(
                 for jj in (np.clip(j - 1, 0, _LAST), np.clip(j, 0, _LAST)):
                     val = group_output(sb * _SPEEDS[jj], spec_b, a_b, inv_b, b_b)
                     if len(blocks) == 1:
-                        best = np.maximum(best, val)
+                        best = np.fmax(best, val)  # NaN (no such layout) adds nothing
                     else:
-                        np.maximum(best[b], val, out=best[b])
+                        np.fmax(best[b], val, out=best[b])
                 continue
             for ms in SPEED_MULTIPLIERS:
                 c = sb * ms
@@ -263,11 +279,11 @@ def envelope(
                     better = val > best
                     best_k = np.where(better, k, best_k)
                     best_s = np.where(better, c, best_s)
-                    best = np.maximum(best, val)
+                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
                 elif len(blocks) == 1:
-                    best = np.maximum(best, val)
+                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
                 else:
-                    np.maximum(best[b], val, out=best[b])
+                    np.fmax(best[b], val, out=best[b])
     cap = compute_bound(model, chip)
     throughput = np.minimum(best, cap) * per_mw(chip, pue)
     s_ceil = ceiling(model, chip)

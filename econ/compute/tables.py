@@ -201,6 +201,7 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
     realisation; the sourced ones set the transferred basis's factor (docs/model.md, 0.1)."""
     from econ.model import measured_model, measurements
 
+    served = served_model(a)
     rows = []
     for p in a.platforms():
         used = dict(measurements(a, p))
@@ -218,7 +219,7 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
                 else math.nan
             )
             verdict = _verdict(s, float(env.ceiling[0]), ratio)
-            if mid is not None and mid != "gpt56_sol":
+            if mid is not None and _differs(measured_model(a, str(mid)), served):
                 verdict = f"measured on {mid}"
             rows.append(
                 {
@@ -237,6 +238,12 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _differs(measured: physics.ServedModel, served: physics.ServedModel) -> bool:
+    """Whether a measured model differs from the served one in what sets its speed and size."""
+    fields = ("params", "active_param_share", "bytes_per_param", "layers")
+    return any(float(getattr(measured, f)) != float(getattr(served, f)) for f in fields)
 
 
 def calibration_table(a: Assumptions) -> pd.DataFrame:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from econ.report.labels import label
-from econ.report.summary import held_sentence
+from econ.report.summary import held_sentence, usd
 from econ.report.workbook import write_cell
 from econ.report.xl import Book, banner
 
@@ -18,12 +18,14 @@ OUTPUT_FORMATS = {
     "npv_usd": "usd_m",
     "payback_months": "num1",
     "irr_annual": "pct",
+    "mirr_annual": "pct",
     "profitability_index": "num2",
 }
 OUTPUT_LABELS = {
     "npv_usd": "NPV",
     "payback_months": "payback month",
     "irr_annual": "IRR",
+    "mirr_annual": "MIRR",
     "profitability_index": "profitability index",
 }
 
@@ -236,7 +238,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
     stats = mc["stats"].copy()
     stats["output"] = stats["output"].map(lambda o: OUTPUT_LABELS.get(o, o))
     top = row + 1
-    for j, h in enumerate(("output", "statistic", "value")):
+    for j, h in enumerate(("output", "statistic", "value", "what it means")):
         ws.write_string(top, j, h, s("h"))
     for i, rec in enumerate(mc["stats"].itertuples(index=False), start=1):
         ws.write_string(top + i, 0, OUTPUT_LABELS.get(rec.output, rec.output))
@@ -246,11 +248,15 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
         else:
             fmt = OUTPUT_FORMATS.get(rec.output, "num2")
         write_cell(ws, top + i, 2, rec.value, s(fmt))
+        if getattr(rec, "note", ""):
+            ws.write_string(top + i, 3, rec.note)
     row = top + len(stats) + 2
     ws.write_string(
         row - 1,
         0,
-        "Blank payback percentile: no payback within the horizon at that percentile.",
+        "Payback percentile 0: cumulative cash never negative at that percentile; blank: no "
+        "payback within the horizon at that percentile. A rate percentile above 1,000% a year "
+        "is blank: not a meaningful rate.",
         s("note"),
     )
     # value of information
@@ -259,18 +265,39 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
         book, ws, row, "Value of information: what resolving an uncertainty before signing is worth"
     )
     row += 1
+    from econ.report.summary import about
+
+    n = mc["n"]
     ws.write_string(row, 0, "EVPI: perfect information on every input", s("label"))
     write_cell(ws, row, 1, mc["evpi_usd"], s("usd_m"))
+    ws.write_string(row, 2, "standard error", s("label"))
+    write_cell(ws, row, 3, mc["evpi_se_usd"], s("usd_m"))
+    ws.write_string(row, 4, about(mc["evpi_usd"], mc["evpi_se_usd"], n), s("label"))
+    if mc.get("best_option") in mc.get("options", {}):
+        row += 1
+        ws.write_string(
+            row,
+            0,
+            "Decision options fixed before the uncertainty resolves (mean NPV over the samples): "
+            + "; ".join(f"{k} {usd(v)}" for k, v in mc["options"].items())
+            + f". Best on average: {mc['best_option']}.",
+            s("note"),
+        )
     row += 1
     ws.write_string(
         row,
         0,
-        "EVPPI of one input: sqrt(N) equal-count bins of it; an estimate biased upwards by noise, whose "
-        "size the noise floor gives: a key within it is indistinguishable from zero.",
+        "EVPPI of one input: each option's NPV regressed on the input by a penalised cubic "
+        "regression spline (at most 20 knots at its quantiles, smoothing by generalised "
+        "cross-validation); standard error from 200 bootstrap refits. 0: known alone, the input "
+        "would not change the decision (reason given).",
         s("note"),
     )
-    evppi = mc["evppi"].copy()
+    evppi = mc["evppi"].drop(columns=["edf"], errors="ignore").copy()
     evppi.insert(1, "input", evppi["key"].map(label))
+    evppi["estimate"] = [
+        about(v, e, n) for v, e in zip(evppi["evppi"], evppi["evppi_se"], strict=True)
+    ]
     top = row + 1
     row = _table(
         book,
@@ -278,8 +305,8 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
         top,
         0,
         evppi,
-        {"evppi": "usd_m", "noise_floor": "usd_m", "noise_sd": "usd_m", "share_of_evpi": "pct"},
-        {"evppi": "EVPPI", "noise_floor": "noise floor", "share_of_evpi": "share of EVPI"},
+        {"evppi": "usd_m", "evppi_se": "usd_m", "share_of_evpi": "pct"},
+        {"evppi": "EVPPI", "evppi_se": "standard error", "share_of_evpi": "share of EVPI"},
     )
     k = min(TOP, len(evppi))
     chart = book.wb.add_chart({"type": "bar"})

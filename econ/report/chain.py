@@ -15,9 +15,9 @@ import numpy as np
 
 from econ.assumptions import Assumptions
 from econ.model import Results
-from econ.payback import BISECTION_STEPS, irr_trace
+from econ.payback import BISECTION_STEPS, irr_trace, irr_unique, mirr
 from econ.report.workbook import write_formula
-from econ.report.xl import MONTHS, Book, Timeline, absolute, excel_name, pad_months
+from econ.report.xl import FIRST_COL, MONTHS, Book, Timeline, absolute, excel_name, pad_months
 
 SPM = "constant_seconds_per_month"
 SPW = "constant_seconds_per_week"
@@ -799,6 +799,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         lambda k: f"{R('cf', k)}+IF({M(k)}={H},{tv_on}*terminal_value_usd,0)",
         row0(P["irr_flows"]),
         "usd_m",
+        opening=lambda: "0",  # MIRR's first value: nothing at month 0
     )
     tl.section("Results", narrow=True)
     nan = lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else x  # noqa: E731
@@ -935,13 +936,56 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         "usd_b",
     )
     trace = irr_trace(P["irr_flows"][0])
-    irr_cached = "" if trace.interval is None else float(np.expm1(12 * trace.y))
+    flows0 = np.asarray(P["irr_flows"][0], float)
+    criterion = (
+        -1 if not ((flows0 > 0).any() and (flows0 < 0).any()) else 1 if irr_unique(flows0) else 0
+    )
+    from xlsxwriter.utility import xl_rowcol_to_cell
+
+    # the IRR's criterion, live: the flows (Descartes) or their running sum up to the horizon
+    # (Norstrom) change sign once, from negative to positive (every negative month before
+    # every positive one)
+    months = (
+        f"'{tl.sheet}'!{xl_rowcol_to_cell(tl.header, FIRST_COL + 1, True, True)}:"
+        f"{xl_rowcol_to_cell(tl.header, FIRST_COL + MONTHS, True, True)}"
+    )
+    f_, k_ = span("irr_flows"), f"({span('cum')}+({months}={H})*{tv_on}*terminal_value_usd)"
+
+    def once(x: str) -> str:
+        last_neg = f"SUMPRODUCT(MAX(({x}<0)*({months}<={H})*{months}))"
+        first_pos = f"SUMPRODUCT(MIN({months}+1E9*(1-({x}>0)*({months}<={H}))))"
+        return f"AND({last_neg}>0,{first_pos}<1E9,{last_neg}<{first_pos})"
+
+    tl.scalar(
+        "irr_criterion",
+        "IRR criterion: 1 a unique rate of return (the flows, or their running sum, change sign "
+        "once, from out to in); 0 no meaningful IRR (financing-type or multiple-root flows); "
+        "-1 the flows never change sign",
+        "-",
+        f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,IF(OR({once(f_)},{once(k_)}),1,0))',
+        criterion,
+        "num",
+    )
+    irr_cached = "" if trace.interval is None or criterion != 1 else float(np.expm1(12 * trace.y))
     tl.scalar(
         "irr_annual",
-        "IRR, annualised (blank: none; solver below)",
+        "IRR, annualised (blank: none or not meaningful; solver below)",
         "1/yr",
-        f'IF(irr_root="","",(1+IRR({span("irr_flows")},EXP(irr_root)-1))^constant_months_per_year-1)',
+        f'IF(OR(irr_root="",irr_criterion<>1),"",(1+IRR({span("irr_flows")},EXP(irr_root)-1))'
+        "^constant_months_per_year-1)",
         irr_cached,
+        "pct",
+    )
+    rm = "monthly_rate"
+    mirr0 = mirr(flows0, float(P["monthly_rate"][0]))
+    tl.scalar(
+        "mirr_annual",
+        "MIRR, annualised: MIRR of 0 and the flows for the IRR at the monthly discount rate "
+        "(blank: no money out or no money in)",
+        "1/yr",
+        f"IFERROR((1+MIRR(INDEX({span('irr_flows', 0)},1):INDEX({span('irr_flows', 0)},{H}+1),"
+        f'{rm},{rm}))^constant_months_per_year-1,"")',
+        "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),
         "pct",
     )
     tl.solvers.append(("irr_root", "The flows for the IRR", span("irr_flows"), 0, trace))
@@ -1037,6 +1081,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
         ("payback_months", "Payback month", "num2"),
         ("discounted_payback_months", "Discounted payback month", "num2"),
         ("irr_annual", "IRR [1/yr]", "pct"),
+        ("mirr_annual", "MIRR [1/yr]", "pct"),
         ("profitability_index", "Profitability index", "num2"),
         ("shortfall_usd", "Shortfall [USD]", "usd"),
     ):

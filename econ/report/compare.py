@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,8 +21,11 @@ import pandas as pd  # noqa: E402
 import xlsxwriter  # noqa: E402
 from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
 
+from econ.constants import IRR_MEANINGFUL_MAX  # noqa: E402
 from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
-from econ.report.summary import usd  # noqa: E402
+from econ.report import terminal  # noqa: E402
+from econ.report.terminal import Column  # noqa: E402
+from econ.tempfiles import clean_stale, temporary  # noqa: E402
 
 FOLDER = "compare"
 WORKBOOK = "comparison.xlsx"
@@ -47,6 +49,7 @@ COLUMNS = {
     "payback_months": ("Payback [month]", "0.0"),
     "discounted_payback_months": ("Discounted payback [month]", "0.0"),
     "irr_annual": ("IRR [1/yr]", "0.0%"),
+    "mirr_annual": ("MIRR [1/yr]", "0.0%"),
     "profitability_index": ("Profitability index", "0.00"),
     "realised_cost_per_mtok_usd": ("Realised cost [USD per 1M tokens]", "$#,##0.00"),
     "term_average_utilization": ("Utilisation over the term, MW-weighted [share]", "0%"),
@@ -89,9 +92,9 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
     the temporary goes on failure. Raises CompareOutputError naming ``path``."""
     tmp = None
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        clean_stale(path)
+        fd, tmp = temporary(path)
         os.close(fd)
-        tmp = Path(name)
         write(tmp)
         umask = os.umask(0)
         os.umask(umask)
@@ -114,9 +117,10 @@ def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Pat
     try:
         for path, write in files:
             try:
-                fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+                clean_stale(path)  # what a killed run left
+                fd, name = temporary(path)
                 os.close(fd)
-                temps.append(Path(name))
+                temps.append(name)
                 write(temps[-1])
                 umask = os.umask(0)
                 os.umask(umask)
@@ -285,8 +289,22 @@ def _months(x: float) -> str:
     return "never <0" if x == 0 else f"{x:.1f}"
 
 
+def _irr(x: float) -> str:
+    """An IRR: 12.3%, or beyond the meaningful range '>1,000%'."""
+    if not math.isfinite(x):
+        return "-"
+    return f">{IRR_MEANINGFUL_MAX:,.0%}" if x > IRR_MEANINGFUL_MAX else f"{x:.1%}"
+
+
 def _pct(x: float) -> str:
     return f"{x:.1%}" if math.isfinite(x) else "-"
+
+
+def _irr(x: float) -> str:
+    """A rate of return; above the meaningful range not as a rate (docs/model.md, section 6)."""
+    if math.isfinite(x) and x > IRR_MEANINGFUL_MAX:
+        return f">{IRR_MEANINGFUL_MAX:.0%}"
+    return _pct(x)
 
 
 def _num(x: float, digits: int = 2) -> str:
@@ -294,7 +312,7 @@ def _num(x: float, digits: int = 2) -> str:
 
 
 def _usd(x: float) -> str:
-    return usd(x) if math.isfinite(x) else "-"
+    return terminal.money(x)
 
 
 def _value(x: float) -> str:
@@ -302,8 +320,16 @@ def _value(x: float) -> str:
     return f"{x:,.0f}" if x == round(x) and abs(x) < 1e16 else f"{x:,.6g}"
 
 
-def comparison_text(c: Comparison) -> str:
-    """The comparison as a fixed-width table."""
+def _table(df: pd.DataFrame, cols, title=None) -> tuple[str, list[str]]:
+    """A table fitted to the terminal, with the note of the columns left out."""
+    text, dropped = terminal.table(df, cols, title)
+    note = terminal.dropped_note(dropped)
+    return text, [note] if note else []
+
+
+def comparison_text(c: Comparison) -> tuple[str, list[str]]:
+    """The comparison as a table fitted to the terminal (less telling columns dropped first),
+    and the notes for stderr."""
     r = c.rows
     shown = pd.DataFrame(
         {
@@ -315,7 +341,8 @@ def comparison_text(c: Comparison) -> str:
             "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),
             "payback": r["payback_months"].map(_months),
             "disc. payback": r["discounted_payback_months"].map(_months),
-            "IRR": r["irr_annual"].map(_pct),
+            "IRR": r["irr_annual"].map(_irr),
+            "MIRR": r["mirr_annual"].map(_irr),
             "PI": r["profitability_index"].map(_num),
             "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
             "util. (term)": r["term_average_utilization"].map(_pct),
@@ -326,7 +353,31 @@ def comparison_text(c: Comparison) -> str:
             "NPV physics": r["npv_physics_basis_usd"].map(_usd),
         }
     )
-    return shown.to_string(index=False)
+    priority = {
+        "scenario": 0,
+        "NPV": 0,
+        "payback": 0,
+        "IRR": 1,
+        "MIRR": 3,
+        "platform": 1,
+        "disc. payback": 2,
+        "PI": 2,
+        "cash need": 2,
+        "tok/s": 3,
+        "MW": 3,
+        "NPV w/o TV": 4,
+        "util. (term)": 4,
+        "$/Mtok": 5,
+        "util. (peak)": 5,
+        "peak +Pro": 6,
+        "ceiling": 6,
+        "NPV physics": 6,
+    }
+    cols = [
+        Column(k, k, kind="text" if k == "scenario" else None, priority=priority[k])
+        for k in shown.columns
+    ]
+    return _table(shown, cols)
 
 
 def _evaluated(df: pd.DataFrame, col: str) -> pd.Series:
@@ -339,8 +390,8 @@ def _evaluated(df: pd.DataFrame, col: str) -> pd.Series:
     )
 
 
-def platforms_text(df: pd.DataFrame) -> str:
-    """The platforms table, fixed width, with the notes under it."""
+def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
+    """The platforms table fitted to the terminal, with the notes under it."""
     shown = pd.DataFrame(
         {
             "platform": df["platform"],
@@ -357,8 +408,31 @@ def platforms_text(df: pd.DataFrame) -> str:
             "disc. payback": _evaluated(df, "discounted_payback_months"),
         }
     )
-    notes = [f"  {p}: {n}" for p, n in zip(df["platform"], df["note"], strict=True) if n]
-    return shown.to_string(index=False) + ("\nNotes:\n" + "\n".join(notes) if notes else "")
+    priority = {
+        "platform": 0,
+        "NPV": 0,
+        "payback": 0,
+        "MW": 1,
+        "served tok/s": 1,
+        "ultrafast": 2,
+        "priced by": 2,
+        "$/delivered MW-month": 3,
+        "disc. payback": 3,
+        "users/MW": 4,
+        "ceiling tok/s": 5,
+        "curve top": 5,
+    }
+    cols = [
+        Column(k, k, kind="text" if k in ("platform", "priced by") else None, priority=priority[k])
+        for k in shown.columns
+    ]
+    text, notes = _table(shown, cols)
+    extra = [
+        terminal.wrap(f"{p}: {n}", indent="  ")
+        for p, n in zip(df["platform"], df["note"], strict=True)
+        if n
+    ]
+    return text + ("\nNotes:\n" + "\n".join(extra) if extra else ""), notes
 
 
 def _payback_phrase(x: float) -> str:
@@ -368,11 +442,14 @@ def _payback_phrase(x: float) -> str:
 def platforms_sentence(df: pd.DataFrame) -> str:
     """The table's answer in one sentence: which platform earns most with the budget, and
     what the best alternative would give."""
+    usd = terminal.usd_mark
     at = df.attrs
     budget, term = usd(at["budget_usd"]), at["term_months"]
     ok = df[np.isfinite(df["npv_usd"])].sort_values("npv_usd", ascending=False, kind="stable")
     if ok.empty:
-        return f"With {budget} over {term} months no platform can carry this deal."
+        return terminal.one_unit(
+            f"With {budget} over {term} months no platform can carry this deal."
+        )
     best = ok.iloc[0]
     contract = at["contract_platform"]
 
@@ -406,10 +483,10 @@ def platforms_sentence(df: pd.DataFrame) -> str:
     cannot = list(df.loc[~np.isfinite(df["npv_usd"]), "platform"])
     if cannot:
         tail += f"; {', '.join(cannot)} cannot carry it on the {at['basis']} basis"
-    return lead + tail + "."
+    return terminal.one_unit(lead + tail + ".")
 
 
-def sweep_text(s: Sweep) -> str:
+def sweep_text(s: Sweep) -> tuple[str, list[str]]:
     """The sweep's table and its summary line."""
     key, t = s.range.key, s.table
     shown = pd.DataFrame(
@@ -427,12 +504,18 @@ def sweep_text(s: Sweep) -> str:
     if not s.read:
         foot = f"The payback model does not read {key}: NPV, payback and utilisation do not depend on it."
     else:
-        foot = (
-            f"NPV {_usd(t['npv_usd'].iloc[0])} at {_value(r.low)} and {_usd(t['npv_usd'].iloc[-1])} at "
-            f"{_value(r.high)}; highest on these points {_usd(t['npv_usd'].iloc[j])} at "
+        m = terminal.usd_mark
+        foot = terminal.one_unit(
+            f"NPV {m(t['npv_usd'].iloc[0])} at {_value(r.low)} and {m(t['npv_usd'].iloc[-1])} at "
+            f"{_value(r.high)}; highest on these points {m(t['npv_usd'].iloc[j])} at "
             f"{_value(t[key].iloc[j])} (econ optimize {key} refines it)."
         )
-    return "\n".join([head, shown.to_string(index=False), foot])
+    cols = [Column(key, key, kind=None)] + [
+        Column(k, k, priority=1 if k in ("disc. payback", "util. (term)") else 0)
+        for k in shown.columns[1:]
+    ]
+    text, notes = _table(shown, cols)
+    return "\n".join([terminal.wrap(head), text, terminal.wrap(foot)]), notes
 
 
 METRIC_WORDS = {
@@ -443,15 +526,15 @@ METRIC_WORDS = {
 }
 
 
-def _metric_value(o: Optimum, x: float) -> str:
+def _metric_value(o: Optimum, x: float, prose: bool = False) -> str:
     if o.metric == "npv":
-        return _usd(x)
+        return terminal.usd_mark(x) if prose and math.isfinite(x) else _usd(x)
     if o.metric == "profitability_index":
         return _num(x)
     return f"month {x:.1f}" if math.isfinite(x) else "none within the horizon"
 
 
-def optimum_text(o: Optimum, rows: int = 11) -> str:
+def optimum_text(o: Optimum, rows: int = 11) -> tuple[str, list[str]]:
     """The optimum in a sentence or two, then the curve's summary: a few of its grid points."""
     r, key = o.range, o.range.key
     what, best_word = METRIC_WORDS[o.metric]
@@ -469,8 +552,8 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
     else:
         lines.append(
             f"{what[0].upper() + what[1:]} is {best_word} at {key} = {_value(o.value)}: "
-            f"{_metric_value(o, o.best)} (at the current {_value(r.base)}: "
-            f"{_metric_value(o, o.base_metric)})"
+            f"{_metric_value(o, o.best, True)} (at the current {_value(r.base)}: "
+            f"{_metric_value(o, o.base_metric, True)})"
             + (" [grid, then bounded refinement]." if o.refined else " [on the grid].")
         )
         if o.on_bound:
@@ -484,8 +567,8 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
     fin = np.isfinite(y)
     if fin.any():
         lines.append(
-            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])))} "
-            f"to {_metric_value(o, float(np.max(y[fin])))}"
+            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])), True)} "
+            f"to {_metric_value(o, float(np.max(y[fin])), True)}"
             + (f"; {int((~fin).sum())} point(s) have none" if (~fin).any() else "")
             + "."
         )
@@ -496,5 +579,5 @@ def optimum_text(o: Optimum, rows: int = 11) -> str:
             what: c[o.output].iloc[pick].map(lambda x: _metric_value(o, x)),
         }
     )
-    lines.append(shown.to_string(index=False))
-    return "\n".join(lines)
+    text, notes = _table(shown, [Column(key, key), Column(what, what)])
+    return "\n".join([terminal.wrap(terminal.one_unit(x)) for x in lines] + [text]), notes

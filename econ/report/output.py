@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -57,6 +58,8 @@ _LEGACY_TEMP = re.compile(r"\.payback_analysis-.*\.xlsx\.tmp|\.summary\.md\.tmp|
 _TEMP = re.compile(r"\.econ-(new|old)\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_]+")
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _DIGEST = re.compile(r"([0-9a-f]{64})  (.+)")
+
+SOURCE = ".econ-data"  # which data folder a report came from (a generated file)
 
 LOCK_WAIT_S = 30.0  # how long a run waits for another run writing into the same output folder
 
@@ -160,6 +163,32 @@ def check_folder(folder: Path, force: bool, names: Iterable[str] = (WORKBOOK, SU
             raise OutputError(
                 f"{entries[n]}: the {what} is read-only; make it writable or write elsewhere with --out"
             )
+
+
+def source_text(data: str, bundled: bool, sha256: str) -> str:
+    """The content of a report's SOURCE file: the data folder it came from and its hash."""
+    return json.dumps(
+        {"data": "bundled" if bundled else data, "bundled": bundled, "sha256": sha256}
+    )
+
+
+def check_source(folder: Path, source: str, replace: bool = False) -> None:
+    """Refuse, in one line, to replace a report built from another data folder (unless
+    ``replace``); a report from the same folder, or an older one that does not say, is replaced
+    silently. ``source`` is the new report's :func:`source_text`."""
+    try:
+        old = json.loads((Path(folder) / SOURCE).read_text(encoding="utf-8"))
+        new = json.loads(source)
+    except (OSError, ValueError):
+        return
+    if replace or not isinstance(old, dict) or old.get("data") == new["data"]:
+        return
+    was = "the bundled data" if old.get("bundled") else f"data folder {old.get('data')}"
+    now = "the bundled data" if new["bundled"] else f"data folder {new['data']}"
+    raise OutputError(
+        f"{folder}: holds the report of {was} (data SHA-256 {str(old.get('sha256'))[:12]}); this "
+        f"run reads {now}: write it elsewhere with --out, or replace that report with --replace"
+    )
 
 
 def _replaces_edit(folder: Path, name: str, new: set[str]) -> bool:

@@ -35,6 +35,8 @@ def sheet_order(analysis: dict) -> list[str]:
         names.append("Sobol")
     if "breakeven" in analysis:
         names.append("Break-even")
+    if "explain" in analysis:
+        names.append("Explain")
     return [*names, "Checks", "Run", "Run tables"]
 
 
@@ -82,6 +84,10 @@ def build(
     from econ.report import analysis_sheets
 
     analysis_sheets.write_all(book, ws, a, analysis)
+    if "explain" in analysis:
+        from econ.explain import write_sheet
+
+        write_sheet(book, ws["Explain"], analysis["explain"])
     checks_sheet(book, ws["Checks"], a, head)
     cover_sheet(book, ws["Cover"], a, head, run_info)
     ws["Run"].hide()
@@ -407,7 +413,8 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
         ("NPV without the terminal value", "npv_without_terminal_value_usd", "usd_b"),
         ("Terminal value of the Pro tail (at the horizon)", "terminal_value_usd", "usd_b"),
         ("NPV of the term alone", "npv_at_term_usd", "usd_b"),
-        ("IRR, annualised (blank: none)", "irr_annual", "pct"),
+        ("IRR, annualised (blank: none or not meaningful)", "irr_annual", "pct"),
+        ("MIRR, annualised (at the discount rate)", "mirr_annual", "pct"),
         ("Profitability index", "profitability_index", "num2"),
         ("Payback month (blank: none)", "payback_months", "num1"),
         ("Discounted payback month (blank: none)", "discounted_payback_months", "num1"),

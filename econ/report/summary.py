@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
+from econ.payback import NO_IRR, NO_SIGN_CHANGE
+from econ.report.terminal import money, one_unit, usd_mark
 
 LEVER_WORDS = {
     "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
@@ -17,19 +19,17 @@ LEVER_WORDS = {
 
 
 def usd(x: float | None) -> str:
-    """$1.23B, $4.56M, $7.89k or $12; 'n/a' for None."""
+    """$1.23B, $456.7M, $7.9k or $12.00 (econ.report.terminal.money); 'n/a' for None."""
     if x is None:
         return "n/a"
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    for unit, div in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if x >= div:
-            return f"{sign}${x / div:,.2f}{unit}"
-    return f"{sign}${x:,.2f}"
+    return money(x)
 
 
-def verdict(h: dict[str, Any]) -> str:
-    """The answer in one sentence."""
+usd_plain = usd
+
+
+def verdict(h: dict[str, Any], usd=usd) -> str:
+    """The answer in one sentence (``usd`` formats an amount)."""
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     p = h["payback_months"]
@@ -49,16 +49,27 @@ def verdict(h: dict[str, Any]) -> str:
     return f"Pays back for good in month {p:.1f} ({when}){need}"
 
 
-def irr_words(irr: float | None, undefined: str) -> str:
-    """'12.3% a year', 'above 1,000% a year (...)' or the words for none."""
+IRR_UNDEFINED = "IRR undefined (no rate brings the present value of the flows to zero)"
+
+
+def irr_words(irr: float | None, note: str | None = None) -> str:
+    """'IRR 12.3% a year', 'IRR above 1,000% a year (...)', or why there is none: ``note``
+    (econ.payback: no meaningful IRR, flows that never change sign) or undefined."""
     if irr is None:
-        return undefined
+        return note if note and note.startswith("no ") else IRR_UNDEFINED
     if irr > IRR_MEANINGFUL_MAX:
         return (
-            f"above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
+            f"IRR above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
             "them: not a meaningful rate)"
         )
-    return f"{irr:.1%} a year"
+    return f"IRR {irr:.1%} a year"
+
+
+def mirr_words(mirr: float | None) -> str:
+    """'MIRR 12.3% a year (at the discount rate)' or none."""
+    if mirr is None:
+        return "no MIRR (no money out or no money in)"
+    return f"MIRR {mirr:.1%} a year (at the discount rate)"
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
@@ -86,13 +97,14 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def physics_sentence(h: dict[str, Any]) -> str:
-    """Whether the ultrafast speed is physically plausible, and what it would take if not."""
+def physics_sentence(h: dict[str, Any], usd=usd) -> str:
+    """Whether the ultrafast speed is physically plausible, and what it would take if not
+    (``usd`` formats an amount)."""
     ph = h["physics"]
     a = h["assumptions"]
     s, plat = ph["speed"], ph["platform"]
     model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
-    basis = _physics_basis(h)
+    basis = _physics_basis(h, usd)
     if not ph["within_ceiling"]:
         levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
         claim = ph["claimed_tokens_per_s_per_mw"]
@@ -154,9 +166,9 @@ def physics_sentence(h: dict[str, Any]) -> str:
     )
 
 
-def v3_sentences(h: dict[str, Any]) -> list[str]:
+def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     """The served model on every platform, the API market, the no-deal world and the size at the
-    contract's rate (docs/model.md, version 3)."""
+    contract's rate (docs/model.md, version 3); ``usd`` formats an amount."""
     sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
     sp = sm["served_tokens_per_s"]
     eta = ", ".join(f"{k} {v:.3f}" for k, v in sm["realisation"].items())
@@ -214,7 +226,7 @@ def v3_sentences(h: dict[str, Any]) -> list[str]:
     return out
 
 
-def _physics_basis(h: dict[str, Any]) -> str:
+def _physics_basis(h: dict[str, Any], usd=usd) -> str:
     """' NPV by basis ...' : the answer on the data curves, transferred, and pure physics."""
     nb = h.get("npv_by_basis_usd") or {}
     parts = [f"{k} {usd(v)}" for k, v in nb.items() if v is not None]
@@ -222,7 +234,9 @@ def _physics_basis(h: dict[str, Any]) -> str:
 
 
 def text(h: dict[str, Any]) -> str:
-    """The readable summary: the answer first, then the figures behind it."""
+    """The readable summary: the answer first, then the figures behind it; the amounts of
+    one sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B)."""
+    usd = usd_mark
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     tot = h["totals"]
@@ -232,7 +246,7 @@ def text(h: dict[str, Any]) -> str:
         + "".join(
             f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
         ),
-        verdict(h),
+        verdict(h, usd),
     ]
     irr = h["irr_annual"]
     tv = (
@@ -245,8 +259,9 @@ def text(h: dict[str, Any]) -> str:
     lines.append(
         f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
         f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
-        "IRR "
-        + irr_words(irr, "undefined (no rate brings the flows' present value to zero)")
+        + irr_words(irr, h.get("irr_note"))
+        + "; "
+        + mirr_words(h.get("mirr_annual"))
         + "; discounted payback "
         + (f"month {dp:.1f}" if dp is not None else "none")
         + "."
@@ -261,7 +276,7 @@ def text(h: dict[str, Any]) -> str:
         f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
         f"{usd(tot['variable_costs_usd'])} of variable costs "
         f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
-        f"{usd(h['realised_cost_per_mtok_usd'])} per million tokens served."
+        f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
     lim = h["capacity_limits"]
     if lim["capacity_limits_revenue"]:
@@ -273,8 +288,8 @@ def text(h: dict[str, Any]) -> str:
         )
     else:
         lines.append(utilization_sentence(h))
-    lines.append(physics_sentence(h))
-    lines.extend(v3_sentences(h))
+    lines.append(physics_sentence(h, usd))
+    lines.extend(v3_sentences(h, usd))
     m = h["monthly"]
     lines.append(
         f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
@@ -290,10 +305,10 @@ def text(h: dict[str, Any]) -> str:
     y = rb["lessor_yield_annual"]
     lines.append(
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
-        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'])} per delivered MW-month), "
-        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'])}); buying matches renting at a "
+        f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
+        f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'], 'per MW-month')}); buying matches renting at a "
         "system price of "
-        + (usd(be) if be is not None else f"none ({rb['breakeven_note']})")
+        + (usd(be, "per system") if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
         + (
             f"{y:.1%} a year"
@@ -307,7 +322,7 @@ def text(h: dict[str, Any]) -> str:
         )
         + ("." if rb["rent_and_price_consistent"] else "")
     )
-    return "\n".join(lines)
+    return one_unit("\n".join(lines))
 
 
 def _b(x: float) -> str:
@@ -374,13 +389,17 @@ def cover_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
     out.append(
         (
             "Rates of return",
-            '"IRR "&IF(ISNUMBER(irr_annual),IF(irr_annual>constant_irr_meaningful_max,"above "'
+            'IF(ISNUMBER(irr_annual),"IRR "&IF(irr_annual>constant_irr_meaningful_max,"above "'
             '&TEXT(constant_irr_meaningful_max,"#,##0%")&" a year (outflows tiny against the inflows after them: '
-            'not a meaningful rate)",TEXT(irr_annual,"0.0%")&" a year"),"undefined (no rate brings the present value of '
-            'the flows to zero)")&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
+            f'not a meaningful rate)",TEXT(irr_annual,"0.0%")&" a year"),IF(irr_criterion=-1,"{NO_SIGN_CHANGE}",'
+            f'IF(irr_criterion=0,"{NO_IRR}","{IRR_UNDEFINED}")))'
+            '&"; "&IF(ISNUMBER(mirr_annual),"MIRR "&TEXT(mirr_annual,"0.0%")&" a year (at the discount rate)",'
+            '"no MIRR (no money out or no money in)")'
+            '&"; discounted payback "&IF(ISNUMBER(discounted_payback_months),"month "'
             '&TEXT(discounted_payback_months,"0.0"),"none")&"."',
-            "IRR "
-            + irr_words(irr, "undefined (no rate brings the present value of the flows to zero)")
+            irr_words(irr, h.get("irr_note"))
+            + "; "
+            + mirr_words(h.get("mirr_annual"))
             + "; discounted payback "
             + (f"month {dp:.1f}" if dp is not None else "none")
             + ".",
@@ -436,6 +455,12 @@ def markdown(
 ) -> str:
     """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
     body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    body.append(
+        f"Data: {'the bundled defaults' if h['bundled_data'] else '`' + str(h['data']) + '`'} "
+        f"(SHA-256 of its files {h['data_sha256'][:16]})."
+    )
+    if analysis.get("differs"):
+        body.append(analysis["differs"])
     if "mc" in analysis:
         mc = analysis["mc"]
         st = mc["stats"].set_index(["output", "statistic"])["value"]
@@ -444,7 +469,9 @@ def markdown(
             f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
             f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
             f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
-            f"median profitability index {st[('profitability_index', 'P50')]:.2f}."
+            f"median profitability index {st[('profitability_index', 'P50')]:.2f}"
+            + _mirr_percentiles(st)
+            + "."
         )
         body.append(voi_sentence(mc))
         if mc.get("held"):
@@ -452,6 +479,24 @@ def markdown(
     body += [f"![{p.stem}]({p.name})" for p in pngs]
     body.append(f"Details: `{workbook}` (run {run_time}).")
     return "\n\n".join(body) + "\n"
+
+
+def _mirr_percentiles(st) -> str:
+    """', MIRR P10/P50/P90 a year ...' from the Monte Carlo statistics (blank ones: above the
+    meaningful range or undefined), or nothing where the run has no MIRR."""
+    import math
+
+    if ("mirr_annual", "P50") not in st.index:
+        return ""
+
+    def pct(q: str) -> str:
+        x = st[("mirr_annual", q)]
+        return "n/a" if not math.isfinite(x) else f"{x:.1%}"
+
+    return (
+        f", MIRR P10 {pct('P10')}, median {pct('P50')}, P90 {pct('P90')} a year "
+        f"(undefined in {st[('mirr_annual', 'share undefined')]:.0%} of samples: no money out)"
+    )
 
 
 def held_sentence(held: list[tuple[str, float, str]]) -> str:
@@ -463,22 +508,64 @@ def held_sentence(held: list[tuple[str, float, str]]) -> str:
     )
 
 
+def about(x: float, se: float, n: int) -> str:
+    """'about $X (+/- $Y, N samples)': an estimate with its standard error."""
+    return f"about {usd(x)} (+/- {usd(se)}, {n:,} samples)"
+
+
+def voi_lines(mc: dict[str, Any]) -> list[str]:
+    """The value of information key by key: each key worth something first, then the keys at 0
+    grouped by why."""
+    ev, n = mc["evppi"], mc["n"]
+    out = [f"EVPI (every input known): {about(mc['evpi_usd'], mc['evpi_se_usd'], n)}"]
+    for rec in ev[ev["evppi"] > 0].itertuples(index=False):
+        out.append(
+            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {rec.share_of_evpi:.1%} of the EVPI"
+        )
+    zero = ev[ev["evppi"] == 0]
+    for reason, keys in zero.groupby("reason", sort=False)["key"]:
+        out.append(f"EVPPI 0 for {len(keys)} keys ({reason}): " + ", ".join(keys))
+    return out
+
+
 def voi_sentence(mc: dict[str, Any]) -> str:
-    """The uncertainty most worth resolving before signing, from the value of information."""
-    ev = mc["evppi"]
-    real = ev[~ev["within_noise"]]
-    if mc["evpi_usd"] <= 0 or real.empty:
+    """The decision made now and the uncertainty most worth resolving before it, from the value
+    of information (EVPI and EVPPI with their standard errors)."""
+    ev, n = mc["evppi"], mc["n"]
+    opts = mc.get("options", {})
+    best = mc.get("best_option")
+    decided = (
+        f"Deciding now, the best option on average is {best} (mean NPV {usd(opts[best])}"
+        + "; ".join([""] + [f"{k} {usd(v)}" for k, v in opts.items() if k != best])
+        + "). "
+        if best in opts
+        else ""
+    )
+    evpi = f"{about(mc['evpi_usd'], mc['evpi_se_usd'], n)} (EVPI)"
+    real = ev[ev["evppi"] > 0]
+    if not mc["evpi_usd"] > 0 or real.empty:
         return (
-            f"Value of information: EVPI {usd(mc['evpi_usd'])}; no single uncertainty's value "
-            "stands out of the estimator's noise."
+            f"{decided}Value of information: perfect information on every input would be worth "
+            f"{evpi}; no single uncertainty, known alone, would "
+            "change the decision."
         )
     top = real.iloc[0]
+    zero = int((ev["evppi"] == 0).sum())
     return (
-        f"Value of information: perfect information on every input would be worth "
-        f"{usd(mc['evpi_usd'])} (EVPI); the uncertainty most worth resolving before signing is "
-        f"{top['key']} (EVPPI {usd(top['evppi'])}, {top['share_of_evpi']:.0%} of the EVPI)"
-        + (f", then {real.iloc[1]['key']} ({usd(real.iloc[1]['evppi'])})" if len(real) > 1 else "")
-        + "."
+        f"{decided}Value of information: perfect information on every input would be worth "
+        f"{evpi}; the uncertainty most worth resolving first is {top['key']} (EVPPI "
+        f"{about(top['evppi'], top['evppi_se'], n)}, {top['share_of_evpi']:.0%} of the EVPI)"
+        + (
+            f", then {real.iloc[1]['key']} ({about(real.iloc[1]['evppi'], real.iloc[1]['evppi_se'], n)})"
+            if len(real) > 1
+            else ""
+        )
+        + (
+            f". {zero} keys show 0: known alone, they would not change the decision "
+            "(the same option is best at every value, or the model does not read them)."
+            if zero
+            else "."
+        )
     )
 
 

@@ -59,7 +59,7 @@ def allocate(
     shared = np.minimum(peak, mw - flex)
     Y = [np.asarray(c, float) for c in caps]
     R = [np.asarray(v, float) for v in values]
-    lim = [np.where(r > rho_f, peak, np.where(r > 0, shared, 0.0)) for r in R]
+    lim = [np.where(r <= 0, 0.0, np.where(r > rho_f, peak, shared)) for r in R]
     # each use's place in the order of value (ties: api, subscriber, backfill-peak)
     rank = [
         sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(3) if k != j)

@@ -121,16 +121,20 @@ def shares(
     lam = lg.lam
     on = np.asarray(ultrafast, bool)
     # the nest's inclusive value, computed stably
+    # (a tier without volume has v = -inf: an empty nest has I = -inf and shares 0)
     top = np.maximum(v_f, np.where(on, v_u, -np.inf))
+    top = np.where(np.isfinite(top), top, 0.0)
     e_f = np.exp((v_f - top) / lam)
     e_u = np.where(on, np.exp((v_u - top) / lam), 0.0)
-    incl = top + lam * np.log(e_f + e_u)
-    big = np.maximum(np.maximum(v_s, incl), 0.0)
-    den = np.exp(-big) + np.exp(v_s - big) + np.exp(incl - big)
-    nest = np.exp(incl - big) / den
-    x_s = np.exp(v_s - big) / den
-    x_f = nest * e_f / (e_f + e_u)
-    x_u = nest * e_u / (e_f + e_u)
+    e_nest = e_f + e_u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        incl = top + lam * np.log(e_nest)
+        big = np.maximum(np.maximum(v_s, incl), 0.0)
+        den = np.exp(-big) + np.exp(v_s - big) + np.exp(incl - big)
+        nest = np.exp(incl - big) / den
+        x_s = np.exp(v_s - big) / den
+        x_f = np.where(e_nest > 0, nest * e_f / e_nest, 0.0)
+        x_u = np.where(e_nest > 0, nest * e_u / e_nest, 0.0)
     x_0 = np.exp(-big) / den
     return x_s, x_f, x_u, x_0
 

@@ -134,15 +134,16 @@ def goal_seek_key(
     return res
 
 
-def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
+def breakeven_table(a: Assumptions, target: str = "npv", progress=None) -> pd.DataFrame:
     """Goal seek of every key in sensitivity.csv: key, base, low, high, breakeven, message.
 
     A key that a scenario or --set fixes is held, as in every other analysis, and has no row
-    (docs/model.md, section 7)."""
+    (docs/model.md, section 7). ``progress(done, total)``, if given, is called after each key."""
     from econ.sensitivity.run import varied  # run imports this module
 
     rows = []
-    for s in varied(a):
+    keys = varied(a)
+    for i, s in enumerate(keys, start=1):
         r = goal_seek_key(a, s.key, target)
         rows.append(
             {
@@ -157,6 +158,8 @@ def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:
                 "message": r.message,
             }
         )
+        if progress is not None:
+            progress(i, len(keys))
     columns = ["key", "base", "searched_low", "searched_high", "breakeven"]
     df = pd.DataFrame(rows, columns=[*columns, "change_from_base", "message"])
     df["_o"] = np.abs(df["change_from_base"]).fillna(np.inf)

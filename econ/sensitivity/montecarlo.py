@@ -27,15 +27,16 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from econ.parallel import check_workers, map_ordered
+from econ.parallel import check_workers, map_ordered, tick
 from econ.sensitivity import voi as voi_mod
 from econ.sensitivity.sampling import BLOCK, Problem, ProblemError, _block
+from econ.tempfiles import clean_stale, temporary
 
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
 PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
@@ -234,35 +235,41 @@ class MonteCarloResult:
     fans : path output -> DataFrame month, P10, P50, P90 over all samples (see
         :meth:`PathHistogram.quantiles` for the accuracy).
     histograms : path output -> its :class:`PathHistogram` (for other quantiles).
-    voi : the value-of-information accumulators, or None (see :mod:`econ.sensitivity.voi`).
+    voi : the value-of-information accumulator (bins of each input), or None (see
+        :mod:`econ.sensitivity.voi`).
     n, chunks, tasks, workers : samples, chunks evaluated, tasks, worker processes.
     undefined : scalar output -> the number of samples where it is NaN.
     samples_csv : where every sample was written, or None.
-    voi_output : the scalar output the value of information is of, or None.
+    voi_output : the scalar outputs that are the net benefits of the decision's options
+        (besides "no deal", 0), or None.
+    problem : what was sampled.
     """
 
     outputs: pd.DataFrame
     inputs: pd.DataFrame
     fans: dict[str, pd.DataFrame]
     histograms: dict[str, PathHistogram]
-    voi: voi_mod.ValueBins | None
+    voi: voi_mod.Accumulator | None
     n: int
     chunks: int
     tasks: int
     workers: int
     undefined: dict[str, int]
     samples_csv: Path | None = None
-    voi_output: str | None = None
+    voi_output: tuple[str, ...] | None = None
+    problem: Problem | None = None
 
-    def value_of_information(self) -> tuple[float, pd.DataFrame]:
-        """(EVPI, EVPPI by key with its noise floor) of the go / no-go decision on
-        ``voi_output`` [its units]; see :func:`econ.sensitivity.voi.evppi`."""
-        if self.voi is None or self.voi_output is None:
+    def value_of_information(
+        self, unread: Sequence[str] = (), names: Sequence[str] | None = None
+    ) -> voi_mod.Result:
+        """EVPI and EVPPI by key, with standard errors, of the decision between no deal (0)
+        and the options ``voi_output`` [their units]; see :func:`econ.sensitivity.voi.analyse`.
+        ``unread`` keys are listed at zero; ``names`` names the options (default: the outputs)."""
+        if self.voi is None or self.voi_output is None or self.problem is None:
             raise ValueError("no value of information was accumulated: pass voi_output to run()")
-        v = self.outputs[self.voi_output].to_numpy(float)
-        v = v[np.isfinite(v)]
-        sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
-        return voi_mod.evpi_of(self.voi), voi_mod.evppi(self.voi, sd)
+        xbar = voi_mod.bin_means(self.problem, self.voi.bins)
+        values = self.outputs[list(self.voi_output)].to_numpy(float)
+        return voi_mod.analyse(self.voi, xbar, names or self.voi_output, values, unread)
 
 
 @dataclass
@@ -275,7 +282,7 @@ class _Part:
     kept: pd.DataFrame | None
     csv: str | None
     histograms: dict[str, PathHistogram]
-    voi: voi_mod.ValueBins | None
+    voi: np.ndarray | None  # (m, d) uint8: each sample's fine bin of each input
 
 
 @dataclass
@@ -292,9 +299,8 @@ class _Evaluator:
     keep_inputs: int
     write_csv: bool
     grid: FanGrid
-    voi_output: str | None
+    voi_output: tuple[str, ...] | None
     voi_bins: int
-    voi_resolution: float
     _cache: tuple[int, np.ndarray] | None = field(default=None, repr=False)
 
     def _block(self, k: int) -> np.ndarray:
@@ -311,14 +317,12 @@ class _Evaluator:
             parts.append(self._block(k)[lo:hi])
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-    def __call__(
-        self, span: tuple[int, int], on_chunk: Callable[[int], None] | None = None
-    ) -> _Part:
+    def __call__(self, span: tuple[int, int]) -> _Part:
         start, stop = span
         outs = np.empty((stop - start, len(self.outputs)))
         hists = {p: PathHistogram(self.grid) for p in self.paths}
-        bins = (
-            voi_mod.ValueBins.empty(self.problem.names, self.voi_bins, self.voi_resolution)
+        ids = (
+            np.empty((stop - start, self.problem.d), np.uint8)
             if self.voi_output is not None
             else None
         )
@@ -334,8 +338,8 @@ class _Evaluator:
                 outs[s - start : e - start, j] = col
             for p in self.paths:
                 hists[p].add(_path(y, p, m))
-            if bins is not None:
-                bins.add(u, cols[self.outputs.index(self.voi_output)])
+            if ids is not None:
+                ids[s - start : e - start] = voi_mod.bin_ids(u, self.voi_bins)
             if s < self.keep_inputs:
                 k = min(m, self.keep_inputs - s)
                 part = pd.DataFrame({name: v[:k] for name, v in x.items()})
@@ -345,8 +349,7 @@ class _Evaluator:
             if self.write_csv:
                 rows = np.column_stack([x[name] for name in self.problem.names] + cols)
                 lines.append("".join(",".join(map(repr, r)) + "\n" for r in rows.tolist()))
-            if on_chunk is not None:
-                on_chunk(e)
+            tick(m)  # progress, chunk by chunk, from a worker too
         return _Part(
             start,
             stop,
@@ -354,7 +357,7 @@ class _Evaluator:
             pd.concat(kept, ignore_index=True) if kept else None,
             "".join(lines) if self.write_csv else None,
             hists,
-            bins,
+            ids,
         )
 
 
@@ -399,10 +402,15 @@ class _SamplesCsv:
     def __init__(self, path: str | os.PathLike, columns: Sequence[str]) -> None:
         self.path = Path(path)
         special = self.path.exists() and not self.path.is_file()
-        self.tmp = None if special else self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self.tmp = None
         self.fh = None
         with _naming(self.path):
-            self.fh = open(self.tmp or self.path, "w", encoding="utf-8", newline="")
+            if special:
+                self.fh = open(self.path, "w", encoding="utf-8", newline="")
+            else:
+                clean_stale(self.path)  # what a killed run left
+                fd, self.tmp = temporary(self.path)
+                self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
             self.fh.write(",".join(columns) + "\n")
 
     def write(self, text: str) -> None:
@@ -413,6 +421,9 @@ class _SamplesCsv:
         with _naming(self.path):
             self.fh.close()
             if self.tmp is not None:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(self.tmp, 0o666 & ~umask)  # mkstemp makes 0600; the usual permissions
                 os.replace(self.tmp, self.path)
 
     def abort(self) -> None:
@@ -450,8 +461,7 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
     samples_csv: str | os.PathLike | None = None,
-    voi_output: str | None = None,
-    voi_resolution: float = 1.0,
+    voi_output: str | Sequence[str] | None = None,
     fan_grid: FanGrid | None = None,
 ) -> MonteCarloResult:
     """Evaluate ``f`` on n correlated Latin-hypercube samples of ``problem``.
@@ -468,16 +478,16 @@ def run(
         their fan (P10/P50/P90 by month over all samples) is accumulated in histograms.
     chunk : samples per call of f (memory is bounded by it).
     keep_inputs : the first samples to return with their inputs.
-    progress : called as progress(done, n) after each chunk (one worker) or task.
+    progress : called as progress(done, n) in this process after each chunk, with any
+        number of workers.
     workers : processes evaluating the chunks (1: this process).
     samples_csv : if given, every sample's inputs (by name) and scalar outputs are
         written there in sample order (NaN as ``nan``, floats to the last digit),
         through a temporary file renamed into place at the end; an OSError becomes a
         :class:`SamplesFileError` naming the file.
-    voi_output : the scalar output of the go / no-go decision (e.g. "npv"), to
-        accumulate the value-of-information bins (sqrt(n) bins of each input).
-    voi_resolution : the amount one integer unit of the VOI sums stands for [units of
-        the output]; 1.0 rounds NPV to whole USD.
+    voi_output : the scalar output(s) that are the net benefits of the decision's options
+        besides "no deal" (e.g. "npv"), to accumulate the value-of-information bins
+        (:func:`econ.sensitivity.voi.bin_count` bins of each input).
     fan_grid : bins of the path histograms (default :class:`FanGrid`: zero bin below
         1, overflow at 1e15, relative width 1e-3).
 
@@ -492,8 +502,13 @@ def run(
         )
     check_workers(workers)
     outputs, paths = tuple(outputs), tuple(paths)
-    if voi_output is not None and voi_output not in outputs:
-        raise ValueError(f"voi_output {voi_output!r} must be one of the outputs {list(outputs)}")
+    if isinstance(voi_output, str):
+        voi_output = (voi_output,)
+    if voi_output is not None:
+        voi_output = tuple(voi_output)
+        for o in voi_output:
+            if o not in outputs:
+                raise ValueError(f"voi_output {o!r} must be one of the outputs {list(outputs)}")
     grid = fan_grid or FanGrid()
     ev = _Evaluator(
         f,
@@ -508,36 +523,40 @@ def run(
         grid,
         voi_output,
         voi_mod.bin_count(n),
-        voi_resolution,
     )
     spans = _spans(n, chunk, workers)
     block = np.empty((n, len(outputs)))  # one array, wrapped by the DataFrame without a copy
     hists = {p: PathHistogram(grid) for p in paths}
     bins = (
-        voi_mod.ValueBins.empty(problem.names, voi_mod.bin_count(n), voi_resolution)
+        voi_mod.Accumulator(tuple(problem.names), voi_mod.bin_count(n), len(voi_output))
         if voi_output is not None
         else None
     )
+    option_cols = [outputs.index(o) for o in voi_output] if voi_output is not None else []
     kept: list[pd.DataFrame] = []
     csv = _SamplesCsv(samples_csv, [*problem.names, *outputs]) if samples_csv is not None else None
-    fn: Callable[[tuple[int, int]], _Part] = ev
-    if workers == 1 and progress is not None:
-        fn = partial(ev, on_chunk=lambda done: progress(done, n))
+    done = 0
+
+    def advance(units: int) -> None:
+        nonlocal done
+        done += units
+        progress(done, n)
+
     try:
-        for part in map_ordered(fn, spans, workers):
+        for part in map_ordered(ev, spans, workers, progress=advance if progress else None):
             block[part.start : part.stop] = part.outputs
             for p in paths:
                 hists[p].merge(part.histograms[p])
             if bins is not None:
-                bins.merge(part.voi)
+                bins.add(part.voi, block[part.start : part.stop][:, option_cols])
             if part.kept is not None:
                 kept.append(part.kept)
             if csv is not None:
                 csv.write(part.csv)
-            if progress is not None and workers > 1:
-                progress(part.stop, n)
         if csv is not None:
             csv.commit()
+        if bins is not None:
+            bins.finish()
     except BaseException:
         if csv is not None:
             csv.abort()
@@ -556,6 +575,7 @@ def run(
         undefined={o: int(np.isnan(block[:, j]).sum()) for j, o in enumerate(outputs)},
         samples_csv=Path(samples_csv) if samples_csv is not None else None,
         voi_output=voi_output,
+        problem=problem,
     )
     return res
 
@@ -588,6 +608,10 @@ def _never(payback: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(payback), _NEVER, payback)
 
 
+PAYBACK_ZERO = "0 = cumulative cash never negative (pays back from the start)"
+PAYBACK_NONE = "blank = no payback within the horizon at this percentile"
+
+
 def analyse(
     out: pd.DataFrame,
     term: float,
@@ -595,18 +619,21 @@ def analyse(
     npv: str = "npv",
     rates: Sequence[str] = ("irr",),
     percentiles: Sequence[float] = PERCENTILES,
+    rate_max: float | None = None,
 ) -> pd.DataFrame:
-    """Statistics of every scalar output. Tidy frame: output, statistic, value.
+    """Statistics of every scalar output. Tidy frame: output, statistic, value, note.
 
     Every output: "share undefined" (NaN), its percentiles "P5".."P95" of the
     defined values. Outputs that are not rates: "mean" and "standard error of
     the mean" of the defined values (a rate such as IRR is unbounded near a
     sign change of the flows: it gets no mean or standard deviation, only
-    percentiles). ``npv``: "P(NPV > 0)" and its standard error. ``payback``:
-    NaN means no payback within the horizon and counts as later than any
-    month: "P(payback <= term)" with its standard error, "share with no
-    payback within the horizon", and percentiles over all samples (NaN where
-    that percentile does not pay back); no mean.
+    percentiles). ``rate_max``: a rate percentile above it is not a meaningful rate: NaN,
+    with a note, and "share above the meaningful range" counts them. ``npv``: "P(NPV > 0)"
+    and its standard error. ``payback``: NaN means no payback within the horizon and counts
+    as later than any month: "P(payback <= term)" with its standard error, "share with no
+    payback within the horizon", "share never cash-negative" (payback month 0), and
+    percentiles over all samples (NaN where that percentile does not pay back); no mean.
+    A payback percentile of 0 or NaN says in ``note`` what it means.
     """
     rows = []
     n = len(out)
@@ -617,33 +644,58 @@ def analyse(
             z = _never(y)
             p = float(np.mean(z <= term))
             rows += [
-                (o, "P(payback <= term)", p),
-                (o, "standard error of P(payback <= term)", math.sqrt(p * (1 - p) / n)),
-                (o, "share with no payback within the horizon", float(np.mean(np.isnan(y)))),
+                (o, "P(payback <= term)", p, ""),
+                (o, "standard error of P(payback <= term)", math.sqrt(p * (1 - p) / n), ""),
+                (o, "share with no payback within the horizon", float(np.mean(np.isnan(y))), ""),
                 # payback month 0: cumulative cash never below zero (counted in P(<= term))
-                (o, "share never cash-negative", float(np.mean(y == 0))),
+                (
+                    o,
+                    "share never cash-negative",
+                    float(np.mean(y == 0)),
+                    "the samples with payback month 0 (cumulative cash never negative)",
+                ),
             ]
             v = np.percentile(z, pct)  # huge where the percentile does not pay back
-            rows += [
-                (o, f"P{q:g}", float(x) if x < _NEVER / 2 else np.nan)
-                for q, x in zip(pct, v, strict=True)
-            ]
+            for q, x in zip(pct, v, strict=True):
+                value = float(x) if x < _NEVER / 2 else np.nan
+                note = PAYBACK_ZERO if value == 0 else PAYBACK_NONE if np.isnan(value) else ""
+                rows.append((o, f"P{q:g}", value, note))
             continue
         ok = y[~np.isnan(y)]
-        rows.append((o, "share undefined", float(1 - ok.size / n) if n else np.nan))
+        rows.append((o, "share undefined", float(1 - ok.size / n) if n else np.nan, ""))
         if o not in rates:
-            rows.append((o, "mean", float(ok.mean()) if ok.size else np.nan))
+            rows.append((o, "mean", float(ok.mean()) if ok.size else np.nan, ""))
             se = float(ok.std(ddof=1) / math.sqrt(ok.size)) if ok.size > 1 else np.nan
-            rows.append((o, "standard error of the mean", se))
+            rows.append((o, "standard error of the mean", se, ""))
         if o == npv:
             p = float(np.mean(ok > 0)) if ok.size else np.nan
-            rows.append((o, "P(NPV > 0)", p))
+            rows.append((o, "P(NPV > 0)", p, ""))
             rows.append(
-                (o, "standard error of P(NPV > 0)", math.sqrt(p * (1 - p) / max(ok.size, 1)))
+                (o, "standard error of P(NPV > 0)", math.sqrt(p * (1 - p) / max(ok.size, 1)), "")
             )
         v = np.percentile(ok, pct) if ok.size else np.full(len(pct), np.nan)
-        rows += [(o, f"P{q:g}", float(x)) for q, x in zip(pct, v, strict=True)]
-    return pd.DataFrame(rows, columns=["output", "statistic", "value"])
+        if o in rates and rate_max is not None:
+            rows.append(
+                (
+                    o,
+                    "share above the meaningful range",
+                    float(np.mean(ok > rate_max)) if ok.size else np.nan,
+                    f"above {rate_max:,.0%} a year: not a meaningful rate",
+                ),
+            )
+            for q, x in zip(pct, v, strict=True):
+                above = x > rate_max
+                rows.append(
+                    (
+                        o,
+                        f"P{q:g}",
+                        np.nan if above else float(x),
+                        f"above {rate_max:,.0%} a year: not a meaningful rate" if above else "",
+                    )
+                )
+            continue
+        rows += [(o, f"P{q:g}", float(x), "") for q, x in zip(pct, v, strict=True)]
+    return pd.DataFrame(rows, columns=["output", "statistic", "value", "note"])
 
 
 def payback_by_month(payback: np.ndarray, horizon: int) -> pd.DataFrame:

@@ -8,16 +8,49 @@ import numpy as np
 import pandas as pd
 
 from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.constants import IRR_MEANINGFUL_MAX
 from econ.model import evaluate
+from econ.payback import mirr_annual_of
 from econ.sensitivity import grid as grid_mod
 from econ.sensitivity import montecarlo, oneway, sobol
 from econ.sensitivity.breakeven import breakeven_table
 from econ.sensitivity.sampling import Problem, ProblemError, Variable, correlation_matrix
 
+# A progress callback, progress(done, total), and a factory of them by phase: phase(what,
+# unit) gives the callback of one phase ("Sobol", "model evaluations"), or None for none.
+Progress = Callable[[int, int], None]
+Phase = Callable[[str, str], Progress | None]
+
+
+def _no_phase(what: str, unit: str) -> None:
+    return None
+
+
 # the outputs the analyses report, named as `econ summary --json` names them
-OUTPUTS = ["npv_usd", "payback_months", "irr_annual", "profitability_index"]
+OUTPUTS = ["npv_usd", "payback_months", "irr_annual", "profitability_index", "mirr_annual"]
 METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
+OFFER_KEY = "capacity.subscriber_offer"  # auto | on | off (off: no subscriber streams)
+WITHOUT_OFFER = "npv_without_offer_usd"  # the Monte Carlo output of the deal without the offer
+
+
+def decision_options(a: Assumptions) -> list[tuple[str, str, Assumptions]]:
+    """The deal options fixed before the uncertainty resolves (docs/model.md, section 7), besides
+    "no deal" (NPV 0): (name, the Monte Carlo output holding its NPV, its assumptions).
+
+    With the key ``capacity.subscriber_offer`` in the data: the deal with the offer (the key
+    as set) and the deal without it (the key off); where the key is off already, or where the
+    data have no such key, the one deal as set."""
+    if OFFER_KEY not in a:
+        return [("deal", "npv_usd", a)]
+    setting = str(a[OFFER_KEY])
+    if setting == "off":
+        return [("deal without the subscriber offer", "npv_usd", a)]
+    off = a.with_overrides([(OFFER_KEY, "off")])
+    return [
+        (f"deal with the subscriber offer ({setting})", "npv_usd", a),
+        ("deal without the subscriber offer", WITHOUT_OFFER, off),
+    ]
 
 
 def held(a: Assumptions) -> list[tuple[str, float, str]]:
@@ -137,29 +170,40 @@ class ModelFunction:
     ``paths`` cumulative cash by month (N, H). A class (not a closure) so that worker
     processes can receive it."""
 
-    def __init__(self, a: Assumptions, paths: bool = False):
+    def __init__(self, a: Assumptions, paths: bool = False, options: bool = False):
         self.a = a
         self.paths = paths
+        # the other deal options' NPVs (the Monte Carlo's decision set)
+        self.others = (
+            [(o, b, held_served(b)) for _, o, b in decision_options(a)[1:]] if options else []
+        )
         # the strategic choice is made before uncertainty resolves: every draw serves the
         # ultrafast tier at the base case's multiplier or, where a draw's physics cannot, the
         # fastest feasible speed below it (docs/model.md, section 0.7)
         self.served = held_served(a)
 
     def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        # the other deal options first: only their NPV is kept (memory of one evaluation)
+        others = {
+            name: np.array(evaluate(b, params, detail=False, served=served).npv)
+            for name, b, served in self.others
+        }
         r = evaluate(self.a, params, detail=False, served=self.served)
         out = {
             "npv_usd": r.npv,
             "payback_months": r.payback_months,
             "irr_annual": r.irr_annual,
             "profitability_index": r.profitability_index,
+            "mirr_annual": mirr_annual_of(r),
         }
         if self.paths:
             out[PATH] = r.cumulative_cash
+        out.update(others)
         return out
 
 
-def model_function(a: Assumptions, paths: bool = False) -> ModelFunction:
-    return ModelFunction(a, paths)
+def model_function(a: Assumptions, paths: bool = False, options: bool = False) -> ModelFunction:
+    return ModelFunction(a, paths, options)
 
 
 def tornado(a: Assumptions) -> pd.DataFrame:
@@ -171,13 +215,15 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     )
 
 
-def grids(a: Assumptions) -> pd.DataFrame:
+def grids(a: Assumptions, progress: Progress | None = None) -> pd.DataFrame:
     """The two-way grids of grids.csv: each key across its range in sensitivity.csv (a key
     a scenario holds included: a grid is a map, and the scenario's value is its base), else
-    0.5x to 1.5x its value (docs/model.md, section 7)."""
+    0.5x to 1.5x its value (docs/model.md, section 7). ``progress(done, total)`` counts
+    grid points."""
     problem_from(a)  # the same checks as every analysis
     ranges = {s.key: (s.low, s.high) for s in a.sensitivity}
     frames = []
+    total, done = sum(g.points**2 for g in a.grids), 0
     for g in a.grids:
         axes = []
         for k in (g.key_x, g.key_y):
@@ -193,6 +239,9 @@ def grids(a: Assumptions) -> pd.DataFrame:
         df = grid_mod.grid(model_function(a), base, g.key_x, axes[0], g.key_y, axes[1], OUTPUTS[:3])
         df.insert(0, "grid", g.id)
         frames.append(df)
+        done += g.points**2
+        if progress is not None:
+            progress(done, total)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -200,7 +249,8 @@ def monte_carlo(
     a: Assumptions,
     samples: int,
     seed: int,
-    chunk: int = 16_384,  # a quarter of a sampling block: tasks hold whole blocks
+    chunk: int = 8_192,  # an eighth of a sampling block (tasks hold whole blocks); about a
+    # second of work, so that progress moves often
     keep: int = 2_000,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
@@ -213,36 +263,36 @@ def monte_carlo(
     side, agent latency, physics on the data basis) cannot move the outputs, and drawing
     them would only cost time; the value of information lists them at zero.
     Returns: "run" (the MonteCarloResult), "stats", "payback_by_month", "convergence",
-    "hist_npv", "hist_payback", "s_npv", "s_payback", "fan", "evpi_usd", "evppi", "n",
+    "hist_npv", "hist_payback", "s_npv", "s_payback", "fan", "voi" (the value of information,
+    econ.sensitivity.voi.Result), "evpi_usd", "evpi_se_usd", "evppi" (its table), "options"
+    (each decision option's mean NPV, no deal 0), "best_option", "n",
     "problem" (the variables sampled) and "unread" (the keys not sampled).
     """
     full = problem_from(a)
-    prob = full.subset(evaluate(a, detail=False).inputs_read)
+    options = decision_options(a)
+    read = set(evaluate(a, detail=False).inputs_read)
+    for _, _, b in options[1:]:
+        read |= set(evaluate(b, detail=False).inputs_read)
+    prob = full.subset(frozenset(read))
+    option_outputs = [o for _, o, _ in options]
     res = montecarlo.run(
-        model_function(a, paths=True),
+        model_function(a, paths=True, options=True),
         prob,
         samples,
         seed,
-        OUTPUTS,
+        OUTPUTS + option_outputs[1:],
         paths=(PATH,),
         chunk=chunk,
         keep_inputs=keep,
         progress=progress,
         workers=workers,
         samples_csv=samples_csv,
-        voi_output="npv_usd",
+        voi_output=option_outputs,
     )
-    out = res.outputs
+    out = res.outputs[OUTPUTS]
     H = int(a.values["horizon.months"])
-    evpi, evppi = res.value_of_information()
     unread = [v for v in full.names if v not in set(prob.names)]
-    if unread:
-        zeros = pd.DataFrame({"key": unread})
-        for c in evppi.columns:
-            if c != "key":
-                # zero by construction: within the noise, never "worth knowing"
-                zeros[c] = 0.0 if evppi[c].dtype.kind == "f" else True
-        evppi = pd.concat([evppi, zeros[evppi.columns]], ignore_index=True)
+    voi = res.value_of_information(unread, [name for name, _, _ in options])
     return {
         "run": res,
         "n": samples,
@@ -251,7 +301,8 @@ def monte_carlo(
             term=float(a.values["contract.term_months"]),
             payback="payback_months",
             npv="npv_usd",
-            rates=("irr_annual",),
+            rates=("irr_annual", "mirr_annual"),
+            rate_max=IRR_MEANINGFUL_MAX,
         ),
         "payback_by_month": montecarlo.payback_by_month(out["payback_months"].to_numpy(), H),
         "convergence": montecarlo.convergence(out["npv_usd"].to_numpy()),
@@ -260,8 +311,12 @@ def monte_carlo(
         "s_npv": montecarlo.s_curve(out["npv_usd"].to_numpy()),
         "s_payback": montecarlo.s_curve(out["payback_months"].to_numpy()),
         "fan": res.fans[PATH],
-        "evpi_usd": evpi,
-        "evppi": evppi,
+        "voi": voi,
+        "evpi_usd": voi.evpi,
+        "evpi_se_usd": voi.evpi_se,
+        "evppi": voi.evppi,
+        "options": {n: m for n, m in zip(voi.options, voi.means, strict=True)},
+        "best_option": voi.best,
         "problem": prob,
         "full_problem": full,
         "unread": unread,
@@ -270,18 +325,24 @@ def monte_carlo(
 
 
 def sobol_indices(
-    a: Assumptions, n: int, seed: int, metric: str = "npv", workers: int = 1
+    a: Assumptions,
+    n: int,
+    seed: int,
+    metric: str = "npv",
+    workers: int = 1,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Sobol indices of every key in sensitivity.csv; keys the payback model does not read are
     listed with indices of exactly zero instead of being evaluated. No payback counts as the
-    horizon; where no sample pays back, every index is 0 and the note says so."""
+    horizon; where no sample pays back, every index is 0 and the note says so.
+    ``progress(done, total)`` counts model evaluations (n (d + 2))."""
     full = problem_from(a)
     prob = full.subset(evaluate(a, detail=False).inputs_read)
     A, B = sobol.sample(prob, n, seed)
     output = METRICS.get(metric, metric)
     nan_as = float(a.values["horizon.months"]) if output == "payback_months" else None
     fa, fb, fab = sobol.evaluate(
-        model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers
+        model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers, progress=progress
     )
     df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
     df["note"] = ""
@@ -308,20 +369,22 @@ def run_cli(
     workers: int = 1,
     samples_csv: str | None = None,
 ) -> pd.DataFrame | dict:
-    """One analysis for the CLI: a table, or (Monte Carlo) the dict of monte_carlo()."""
+    """One analysis for the CLI: a table, or (Monte Carlo) the dict of monte_carlo().
+    ``progress(done, total)`` follows the analysis: samples, model evaluations, grid points
+    or keys."""
     problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
         df = tornado(a)
         return df[df["output"] == METRICS[metric]].reset_index(drop=True)
     if analysis == "grid":
-        return grids(a)
+        return grids(a, progress=progress)
     if analysis == "montecarlo":
         return monte_carlo(
             a, samples or 20_000, seed, progress=progress, workers=workers, samples_csv=samples_csv
         )
     if analysis == "sobol":
-        return sobol_indices(a, samples or 1024, seed, metric, workers=workers)
-    return breakeven_table(a, "npv" if metric == "npv" else "payback")
+        return sobol_indices(a, samples or 1024, seed, metric, workers=workers, progress=progress)
+    return breakeven_table(a, "npv" if metric == "npv" else "payback", progress=progress)
 
 
 def report_analysis(
@@ -331,18 +394,30 @@ def report_analysis(
     seed: int,
     progress: Callable[[int, int], None] | None = None,
     workers: int = 1,
+    phase: Phase | None = None,
 ) -> tuple[dict, dict]:
-    """Everything the analysis sheets show, and the run facts for the Cover."""
+    """Everything the analysis sheets show, and the run facts for the Cover.
+    ``phase(what, unit)`` gives the progress callback of each phase (``progress``, if given,
+    is the Monte Carlo's)."""
     if not a.sensitivity:
         return {}, {"Sensitivity": f"none: {a.data_dir / 'sensitivity.csv'} is missing or empty"}
-    mc = monte_carlo(a, samples, seed, progress=progress, workers=workers)
+    phase = phase or _no_phase
+    mc = monte_carlo(
+        a, samples, seed, progress=progress or phase("Monte Carlo", "samples"), workers=workers
+    )
+    one = phase("Tornado", "analysis")
+    tor = tornado(a)
+    if one is not None:
+        one(1, 1)
     analysis = {
-        "tornado": tornado(a),
-        "grids": grids(a),
+        "tornado": tor,
+        "grids": grids(a, progress=phase("Grids", "points")),
         "mc": mc,
         "mc_stats": mc["stats"],
-        "sobol": sobol_indices(a, sobol_n, seed, workers=workers),
-        "breakeven": breakeven_table(a),
+        "sobol": sobol_indices(
+            a, sobol_n, seed, workers=workers, progress=phase("Sobol", "evaluations")
+        ),
+        "breakeven": breakeven_table(a, progress=phase("Break-even", "keys")),
     }
     info = {
         "Seed": seed,

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import qmc
 
-from econ.parallel import check_workers, map_ordered
+from econ.parallel import check_workers, map_ordered, tick
 from econ.sensitivity.sampling import Problem
 
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
@@ -72,6 +72,7 @@ class _Rows:
             e = min(s + self.chunk, stop)
             x = self.problem.transform(self.design(s, e))
             y[s - start : e - start] = np.asarray(self.f(x)[self.output], float)
+            tick(e - s)  # progress, chunk by chunk, from a worker too
         return y
 
 
@@ -81,16 +82,18 @@ def evaluate(
     a: np.ndarray,
     b: np.ndarray,
     output: str,
-    chunk: int = 50_000,
+    chunk: int = 8_192,
     nan_as: float | None = None,
     workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """f(A), f(B) and f(AB_i) for every i: shapes (n,), (n,), (d, n). NaN outputs become ``nan_as``.
 
     The n (d + 2) rows are evaluated ``chunk`` at a time, the chunks spread over
     ``workers`` processes (see :func:`econ.parallel.map_ordered`: with more than one
     worker, ``f`` must be picklable where the fork start method is not used); the
-    result is the same to the last bit for any worker count.
+    result is the same to the last bit for any worker count. ``progress(done, total)`` is
+    called in this process after each chunk (rows evaluated, of n (d + 2)).
     """
     check_workers(workers)
     n, d = a.shape
@@ -99,7 +102,17 @@ def evaluate(
     per = n_chunks if workers == 1 else max(1, -(-n_chunks // (4 * workers)))
     step = per * chunk
     spans = [(s, min(s + step, total)) for s in range(0, total, step)]
-    y = np.concatenate(list(map_ordered(_Rows(f, problem, a, b, output, chunk), spans, workers)))
+    done = 0
+
+    def advance(units: int) -> None:
+        nonlocal done
+        done += units
+        progress(done, total)
+
+    rows = _Rows(f, problem, a, b, output, chunk)
+    y = np.concatenate(
+        list(map_ordered(rows, spans, workers, progress=advance if progress else None))
+    )
     if nan_as is not None:
         y = np.where(np.isnan(y), nan_as, y)
     return y[:n], y[n : 2 * n], y[2 * n :].reshape(d, n)

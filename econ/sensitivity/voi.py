@@ -1,222 +1,359 @@
-"""Value of information of a go / no-go decision, from Monte Carlo samples of its value.
+"""Value of information of a decision fixed before the uncertainty resolves (docs/model.md, section 7).
 
-The decision: go (receive the value V, e.g. the deal's NPV) or no-go (receive 0).
-Deciding now, one picks the better on average and receives max(E[V], 0).
+The decision: options d = 0..D, option 0 "no deal" with net benefit 0, options 1..D
+evaluated on every Monte Carlo draw (NB_d, e.g. the deal's NPV with and without the
+subscriber offer). Deciding now, one takes the option with the best mean.
 
-- EVPI, the expected value of perfect information (knowing every input before
-  deciding): ``E[max(V, 0)] - max(E[V], 0)``.
-- EVPPI_k, the expected value of partial perfect information on input k
-  (knowing x_k only): ``E_k[max(E[V | x_k], 0)] - max(E[V], 0)``. It is estimated
-  by sorting the samples into ``B`` equal-count bins of x_k (B = sqrt(N), the
-  usual rule) and replacing E[V | x_k] by the mean of V in each bin:
-  ``sum_b (n_b / N) max(mean_b, 0) - max(mean, 0)``.
+- EVPI, the expected value of perfect information (every input known before deciding):
+  ``mean_draws max_d NB_d - max_d mean(NB_d)``; its standard error is that of the mean
+  of ``max_d NB_d - NB_best``.
+- EVPPI_k (input k known, the others not): ``mean_draws max_d g_d(x_k) - max_d mean(NB_d)``
+  with g_d(x) = E[NB_d | x_k = x] estimated by a penalised cubic regression spline of
+  NB_d on x_k (Strong, Oakley and Brennan 2014, "Estimating multiparameter partial
+  expected value of perfect information from a probabilistic sensitivity analysis
+  sample: a nonparametric regression approach", Med Decis Making 34:311-326):
+  cubic B-splines with at most ``MAX_KNOTS`` knots at quantiles of x_k, penalised by
+  the integral of the squared second derivative (O'Sullivan's penalised spline), the
+  smoothing chosen by generalised cross-validation. The penalty leaves straight lines
+  alone, so the fit keeps each option's mean: EVPPI >= 0 by Jensen's inequality, and
+  exactly 0 where the same option is best at every value of x_k.
+- Standard errors: a 200-replicate bootstrap refit (each replicate data set refitted
+  with the smoothing of the full data, the bins and their counts held).
 
-The estimator's bias. A bin mean is the true conditional mean plus sampling
-noise, and max(., 0) is convex, so the noise adds to the estimate: an input
-with no information at all shows a positive EVPPI. :func:`evppi` reports, for
-each key, that noise floor: the EVPPI an input with no information shows with
-the same bin counts (each bin mean ~ N(mean, s_b^2), s_b the standard error of
-a mean of n_b of the N samples drawn without replacement, so that
-E[max(X, 0)] = m Phi(m/s) + s phi(m/s)), its standard deviation (given that
-the bin means average to the mean), and a flag for
-keys whose EVPPI is within the floor plus three standard deviations: for those
-the samples do not show that knowing the key is worth anything. (Coarse bins
-bias the other way: a bin mixes values of x_k, which can only lower the
-estimate; sqrt(N) bins balance the two.)
-
-Streaming. The samples are binned by their uniform u_k, before the inverse
-CDF: the transform is monotone, so u-quantile bins are x_k equal-count bins
-(exactly equal within each Latin-hypercube block). Each bin keeps an integer
-count and an integer sum of V in units of ``resolution`` (V rounded to whole
-USD by default), so bins from any number of chunks and worker processes add up
-to the same integers in any order.
+Streaming. The samples are grouped by each input's uniform u_k (before the inverse
+CDF, so the groups are equal-count quantile bins of x_k, exact within each
+Latin-hypercube block) into ``G`` fine bins (25 samples or more each, at most 200), and
+each bin keeps its count and the sums of NB_d and of NB_d NB_e. The spline is fitted to
+the bin means at the bin's mean x_k (from the input's inverse CDF), which is the
+regression on the samples with x_k rounded to its bin: with at most 20 knots across
+200 bins the rounding is far below the estimator's noise. The bins are summed in
+fixed blocks of samples in sample order (:class:`Accumulator`), so the result is the
+same to the last bit for any chunk size and worker count. The bootstrap draws each
+replicate's bin sums from their distribution under resampling each bin's samples with
+its count held (the bins are equal-count by design: exactly so in a Latin hypercube;
+mean S_b, covariance from the sums of products, normal at 25 or more samples a bin); a
+test checks it against resampling the samples themselves.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy.interpolate import BSpline
 
-NOISE_SIGMAS = (
-    3.0  # an EVPPI within the noise floor plus this many of its standard deviations is noise
-)
-_EXACT = 2.0**53  # float64 sums of integers are exact while they stay below this
+MAX_KNOTS = 20  # knots of the regression spline, the two boundary knots included
+BOOTSTRAP = 200  # replicates for the standard errors
+UNIT = 2**16  # samples summed together, in sample order: the bits do not depend on the chunking
+MAX_BINS = 200  # fine bins of each input (their ids are stored as uint8)
+MIN_PER_BIN = 25
+LAMBDAS = np.logspace(-7, 7, 29)  # smoothing, relative to tr(B'WB) / tr(Omega)
+SEED = 20140101  # the bootstrap's own stream (it depends on nothing else)
+
+ZERO_UNREAD = "not read by the model: cannot change the decision"
+ZERO_SAME = "the same option is best at every value of this key"
+ZERO_FLAT = "does not vary in the samples"
 
 
 def bin_count(n: int) -> int:
-    """Bins for EVPPI of n samples: sqrt(n), at least 1."""
-    return max(1, math.isqrt(int(n)))
+    """Fine bins of each input for n samples: n / 25, between 20 and 200."""
+    return int(min(MAX_BINS, max(20, int(n) // MIN_PER_BIN)))
+
+
+def bin_ids(u: np.ndarray, bins: int) -> np.ndarray:
+    """The fine bin (uint8) of every uniform, shape as u."""
+    return np.minimum((u * bins).astype(np.intp), bins - 1).astype(np.uint8)
+
+
+def bin_means(problem, bins: int, points: int = 64) -> np.ndarray:
+    """(d, bins) the mean of each input within each of its equal-probability bins, by the
+    midpoint rule on ``points`` probabilities per bin through the input's inverse CDF."""
+    j = (np.arange(points) + 0.5) / points
+    u = (np.arange(bins)[:, None] + j[None, :]).ravel() / bins
+    x = problem.transform(np.repeat(u[:, None], problem.d, axis=1))
+    return np.stack(
+        [np.asarray(x[k], float).reshape(bins, points).mean(axis=1) for k in problem.names]
+    )
 
 
 @dataclass
-class ValueBins:
-    """Integer accumulators of the value V by bin of each input's uniform.
+class Accumulator:
+    """Counts, sums and sums of products of the options' net benefits by fine bin of each input.
 
-    counts, sums : (d, bins) int64; sums in units of ``resolution`` [units of V].
-    n : samples with a finite V; positive, total : sums of max(V, 0) and of V
-    (same units). max_abs : the largest |V| seen (same units), to check the sums
-    cannot have overflowed.
+    Feed :meth:`add` the samples in sample order (any split); it sums them in fixed
+    blocks of ``UNIT`` samples, so the floating-point sums are the same for any split.
+    counts (d, G) int64; sums (d, G, D); products (d, G, D, D); total (D,), n, best_total
+    (sum of max(0, max_d NB_d)), rows dropped for a NaN net benefit in ``dropped``.
     """
 
     keys: tuple[str, ...]
-    resolution: float
-    counts: np.ndarray
-    sums: np.ndarray
-    n: int = 0
-    positive: int = 0
-    total: int = 0
-    max_abs: int = 0
+    bins: int
+    options: int
+    counts: np.ndarray = field(init=False)
+    sums: np.ndarray = field(init=False)
+    products: np.ndarray = field(init=False)
+    _ids: list = field(default_factory=list, repr=False)
+    _vals: list = field(default_factory=list, repr=False)
+    _held: int = 0
+    dropped: int = 0
 
-    @classmethod
-    def empty(cls, keys: Sequence[str], bins: int, resolution: float = 1.0) -> ValueBins:
-        if not resolution > 0:
-            raise ValueError(f"resolution must be > 0, got {resolution!r}")
-        d = len(keys)
-        z = np.zeros((d, bins), dtype=np.int64)
-        return cls(tuple(keys), float(resolution), z, z.copy())
+    def __post_init__(self) -> None:
+        d, g, o = len(self.keys), self.bins, self.options
+        self.counts = np.zeros((d, g), np.int64)
+        self.sums = np.zeros((d, g, o))
+        self.products = np.zeros((d, g, o, o))
 
-    @property
-    def bins(self) -> int:
-        return self.counts.shape[1]
+    def add(self, ids: np.ndarray, values: np.ndarray) -> None:
+        """The next samples: bin ids (m, d) and net benefits (m, D)."""
+        self._ids.append(np.asarray(ids, np.uint8))
+        self._vals.append(np.asarray(values, float).reshape(len(ids), self.options))
+        self._held += len(ids)
+        if self._held >= UNIT:
+            ids, vals = np.concatenate(self._ids), np.concatenate(self._vals)
+            full = (len(ids) // UNIT) * UNIT
+            for s in range(0, full, UNIT):
+                self._fold(ids[s : s + UNIT], vals[s : s + UNIT])
+            self._ids, self._vals = [ids[full:]], [vals[full:]]
+            self._held = len(ids) - full
 
-    def add(self, u: np.ndarray, value: np.ndarray) -> None:
-        """Add samples: ``u`` (m, d) the uniforms of the keys, ``value`` (m,) V. NaN V is left out."""
-        value = np.asarray(value, float)
-        ok = np.isfinite(value)
-        if not ok.all():
-            u, value = u[ok], value[ok]
-        m, d = u.shape
+    def finish(self) -> Accumulator:
+        """Sum the samples still held (call once, after the last add)."""
+        if self._held:
+            self._fold(np.concatenate(self._ids), np.concatenate(self._vals))
+        self._ids, self._vals, self._held = [], [], 0
+        return self
+
+    def _fold(self, ids: np.ndarray, vals: np.ndarray) -> None:
+        ok = np.isfinite(vals).all(axis=1)
+        self.dropped += int((~ok).sum())
+        ids, vals = ids[ok], vals[ok]
+        m, d = ids.shape
         if m == 0:
             return
-        q = np.rint(value / self.resolution)
-        biggest = float(np.abs(q).max())
-        if biggest >= 2.0**62:
-            raise OverflowError(
-                f"a value of {biggest * self.resolution:g} is too large for integer sums at resolution "
-                f"{self.resolution:g}; use a coarser resolution"
-            )
-        nb = self.bins
-        b = np.minimum((u * nb).astype(np.intp), nb - 1) + np.arange(d) * nb  # (m, d) flat bin ids
-        self.counts += np.bincount(b.ravel(), minlength=d * nb).reshape(d, nb)
-        qi = q.astype(np.int64)
-        if biggest * m < _EXACT:  # every partial sum is an exact float64 integer
-            w = np.broadcast_to(q[:, None], (m, d)).ravel()
-            s = np.bincount(b.ravel(), weights=w, minlength=d * nb).astype(np.int64)
+        g, o = self.bins, self.options
+        flat = (ids.astype(np.intp) + np.arange(d) * g).ravel()
+        self.counts += np.bincount(flat, minlength=d * g).reshape(d, g)
+        for a in range(o):
+            w = np.broadcast_to(vals[:, a : a + 1], (m, d)).ravel()
+            self.sums[:, :, a] += np.bincount(flat, weights=w, minlength=d * g).reshape(d, g)
+            for b in range(a, o):
+                p = vals[:, a] * vals[:, b]
+                w = np.broadcast_to(p[:, None], (m, d)).ravel()
+                s = np.bincount(flat, weights=w, minlength=d * g).reshape(d, g)
+                self.products[:, :, a, b] += s
+                if b != a:
+                    self.products[:, :, b, a] += s
+
+
+# --- the penalised regression spline -------------------------------------------------------------
+
+
+def _spline_basis(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Cubic B-spline design matrix at x (G,) with knots at quantiles of x, and its penalty
+    Omega_ij = integral B_i'' B_j'' dx. None where x takes fewer than 2 distinct values."""
+    lo, hi = float(x.min()), float(x.max())
+    if not hi > lo:
+        return None
+    inner = np.unique(np.quantile(x, np.linspace(0, 1, MAX_KNOTS)[1:-1]))
+    inner = inner[(inner > lo) & (inner < hi)]
+    t = np.concatenate([[lo] * 4, inner, [hi] * 4])
+    nb = len(t) - 4
+    basis = BSpline.design_matrix(np.clip(x, lo, hi), t, 3).toarray()
+    # B'' is linear on each knot interval: two Gauss-Legendre points per interval are exact
+    edges = np.concatenate([[lo], inner, [hi]])
+    gp, gw = np.polynomial.legendre.leggauss(2)
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    pts = (mid[:, None] + half[:, None] * gp[None, :]).ravel()
+    wts = (half[:, None] * gw[None, :]).ravel()
+    d2 = BSpline(t, np.eye(nb), 3).derivative(2)(pts)  # (P, nb)
+    omega = d2.T @ (wts[:, None] * d2)
+    return basis, omega
+
+
+@dataclass
+class _Fit:
+    basis: np.ndarray  # (G, nb)
+    omega: np.ndarray  # (nb, nb)
+    lam: np.ndarray  # (D,) chosen smoothing of each option
+    fitted: np.ndarray  # (G, D) g_d at each bin's mean x
+    edf: np.ndarray  # (D,)
+
+
+def _fit(x: np.ndarray, n: np.ndarray, s: np.ndarray, q: np.ndarray) -> _Fit | None:
+    """Fit each option's spline to the bins of one key by GCV. x (G,) bin means of the key,
+    n (G,) counts, s (G, D) sums, q (G, D) sums of squares. None where x does not vary."""
+    keep = n > 0
+    made = _spline_basis(x[keep])
+    if made is None:
+        return None
+    b, omega = made
+    n, s, q = n[keep].astype(float), s[keep], q[keep]
+    total = n.sum()
+    a = b.T @ (n[:, None] * b)  # B'WB
+    r = b.T @ s  # B'W ybar = B'S, (nb, D)
+    scale = np.trace(a) / max(np.trace(omega), 1e-300)
+    lams = LAMBDAS * scale
+    m = a[None] + lams[:, None, None] * omega[None]  # (L, nb, nb)
+    beta = np.linalg.solve(m, np.broadcast_to(r, (len(lams), *r.shape)))  # (L, nb, D)
+    edf = np.trace(np.linalg.solve(m, np.broadcast_to(a, m.shape)), axis1=1, axis2=2)  # (L,)
+    # RSS over the samples = sum y^2 - 2 beta'r + beta'A beta (the within-bin part included)
+    rss = (
+        q.sum(axis=0)[None]
+        - 2 * (beta * r[None]).sum(axis=1)
+        + (beta * np.matmul(a[None], beta)).sum(axis=1)
+    )
+    rss = np.maximum(rss, 0.0)
+    gcv = total * rss / np.maximum(total - edf[:, None], 1.0) ** 2  # (L, D)
+    best = np.argmin(gcv, axis=0)  # (D,)
+    cols = np.arange(s.shape[1])
+    fitted = np.full((len(x), s.shape[1]), np.nan)
+    fitted[keep] = b @ beta[best, :, cols].T
+    return _Fit(b, omega, lams[best], fitted, edf[best])
+
+
+def _gain(w: np.ndarray, g: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """sum_b w_b max(0, max_d g_bd) - max(0, max_d means_d); w (..., G), g (..., G, D),
+    means (..., D)."""
+    top = np.maximum(g.max(axis=-1), 0.0)
+    return (w * top).sum(axis=-1) - np.maximum(means.max(axis=-1), 0.0)
+
+
+def _draw_sums(
+    n: np.ndarray, s: np.ndarray, p: np.ndarray, reps: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Replicate bin sums (R, G, D) under resampling each bin's samples with its count held
+    (the bins are equal-count by design), normal approximation: mean S_b, covariance
+    n_b Cov_b = P_b - S_b S_b' / n_b (P_b the sums of products)."""
+    cov = p - s[:, :, None] * s[:, None, :] / n[:, None, None]
+    val, vec = np.linalg.eigh(cov)
+    root = vec * np.sqrt(np.clip(val, 0.0, None))[:, None, :]  # (G, D, D)
+    z = rng.standard_normal((reps, *s.shape))
+    return s[None] + (root[None] * z[:, :, None, :]).sum(axis=-1)
+
+
+@dataclass
+class Result:
+    """EVPI and per-key EVPPI with standard errors, in units of the net benefits.
+
+    evppi : frame key, evppi, evppi_se, share_of_evpi, best_option (the option best on
+    average), reason (why an EVPPI is exactly 0, else ""), edf (the spline's effective
+    degrees of freedom, largest over options); largest EVPPI first.
+    """
+
+    evpi: float
+    evpi_se: float
+    evppi: pd.DataFrame
+    samples: int
+    options: tuple[str, ...]
+    means: tuple[float, ...]  # mean net benefit of each option (no deal included, 0)
+
+    @property
+    def best(self) -> str:
+        return self.options[int(np.argmax(self.means))]
+
+
+def analyse(
+    acc: Accumulator,
+    xbar: np.ndarray,
+    options: Sequence[str],
+    values: np.ndarray,
+    unread: Sequence[str] = (),
+    reps: int = BOOTSTRAP,
+) -> Result:
+    """EVPI and EVPPI from the accumulated bins.
+
+    acc : the bins (finished); xbar (d, G) each key's mean within each bin (:func:`bin_means`);
+    options : names of the options 1..D (option 0, "no deal", is added); values (N, D) every
+    sample's net benefits (for the EVPI); unread : keys listed at zero (not read by the model).
+    """
+    v = np.asarray(values, float).reshape(-1, acc.options)
+    v = v[np.isfinite(v).all(axis=1)]
+    names = ("no deal", *options)
+    total = len(v)
+    cols = ["key", "evppi", "evppi_se", "share_of_evpi", "reason", "edf"]
+    if total == 0:
+        df = pd.DataFrame({"key": [*acc.keys, *unread]}).reindex(columns=cols)
+        return Result(np.nan, np.nan, df, 0, names, (0.0,) * len(names))
+    means = v.mean(axis=0)
+    full = np.concatenate([np.zeros((total, 1)), v], axis=1)
+    best = int(np.argmax(np.r_[0.0, means]))
+    regret = full.max(axis=1) - full[:, best]
+    evpi = float(regret.mean())
+    evpi_se = float(regret.std(ddof=1) / np.sqrt(total)) if total > 1 else np.nan
+    rng = np.random.default_rng(SEED)
+    rows = []
+    for i, key in enumerate(acc.keys):
+        n, s, p = acc.counts[i], acc.sums[i], acc.products[i]
+        q = np.diagonal(p, axis1=1, axis2=2)
+        fit = _fit(xbar[i], n, s, q)
+        if fit is None:
+            rows.append((key, 0.0, 0.0, ZERO_FLAT, 0.0))
+            continue
+        keep = n > 0
+        w = n[keep] / n.sum()
+        g = fit.fitted[keep]
+        value = float(_gain(w, g, means))
+        same = np.unique(np.argmax(np.concatenate([np.zeros((len(g), 1)), g], axis=1), axis=1))
+        # bootstrap refit with the smoothing chosen on the full data: the design (bins, their
+        # counts and basis) is held, so each option's refit is one solve for every replicate
+        nk = n[keep].astype(float)
+        cs = _draw_sums(nk, s[keep], p[keep], reps, rng)  # (R, G, D)
+        b = fit.basis
+        a = b.T @ (nk[:, None] * b)
+        gb = np.empty_like(cs)
+        for d, lam in enumerate(fit.lam):
+            beta = np.linalg.solve(a + lam * fit.omega, b.T @ cs[:, :, d].T)  # (nb, R)
+            gb[:, :, d] = (b @ beta).T
+        reps_value = _gain(w[None], gb, cs.sum(axis=1) / nk.sum())
+        se = float(np.std(reps_value, ddof=1))
+        if same.size == 1:
+            rows.append((key, 0.0, se, ZERO_SAME, float(fit.edf.max())))
         else:
-            s = np.zeros(d * nb, dtype=np.int64)
-            np.add.at(s, b.ravel(), np.repeat(qi, d))
-        self.sums += s.reshape(d, nb)
-        self.n += m
-        self.positive += int(np.maximum(qi, 0).sum())
-        self.total += int(qi.sum())
-        self.max_abs = max(self.max_abs, int(biggest))
-
-    def merge(self, other: ValueBins) -> None:
-        """Add another accumulator's samples (same keys, bins and resolution) to this one."""
-        if (other.keys, other.resolution, other.bins) != (self.keys, self.resolution, self.bins):
-            raise ValueError("value bins of different keys, bins or resolution cannot be merged")
-        self.counts += other.counts
-        self.sums += other.sums
-        self.n += other.n
-        self.positive += other.positive
-        self.total += other.total
-        self.max_abs = max(self.max_abs, other.max_abs)
-
-    def check(self) -> None:
-        """Raise OverflowError where an int64 sum may have wrapped around."""
-        if self.max_abs * self.n >= 2**63:
-            raise OverflowError(
-                f"{self.n:,} values up to {self.max_abs * self.resolution:g} overflow integer sums at "
-                f"resolution {self.resolution:g}; use a coarser resolution"
-            )
+            rows.append((key, max(value, 0.0), se, "", float(fit.edf.max())))
+    rows += [(k, 0.0, 0.0, ZERO_UNREAD, 0.0) for k in unread]
+    df = pd.DataFrame(rows, columns=["key", "evppi", "evppi_se", "reason", "edf"])
+    df.insert(3, "share_of_evpi", df["evppi"] / evpi if evpi > 0 else 0.0 * df["evppi"])
+    df = df[cols].sort_values("evppi", ascending=False, kind="stable").reset_index(drop=True)
+    return Result(evpi, evpi_se, df, total, names, tuple(float(x) for x in np.r_[0.0, means]))
 
 
-def evpi(value: np.ndarray) -> float:
-    """EVPI of go / no-go on V from samples (N,): mean(max(V, 0)) - max(mean(V), 0) [units of V].
-
-    NaN values are left out. NaN when there is no finite value.
-    """
-    v = np.asarray(value, float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
+def evpi(values: np.ndarray) -> float:
+    """EVPI of options {no deal (0), columns of ``values``} from samples (N,) or (N, D):
+    mean max_d NB_d - max_d mean NB_d. Rows with a NaN are left out; NaN if none is left."""
+    v = np.asarray(values, float)
+    v = v.reshape(len(v), -1)
+    v = v[np.isfinite(v).all(axis=1)]
+    if len(v) == 0:
         return float("nan")
-    return float(np.maximum(v, 0).mean() - max(v.mean(), 0.0))
+    full = np.concatenate([np.zeros((len(v), 1)), v], axis=1)
+    return float(full.max(axis=1).mean() - max(0.0, v.mean(axis=0).max()))
 
 
-def evpi_of(bins: ValueBins) -> float:
-    """EVPI from the accumulators (V rounded to the resolution) [units of V]."""
-    bins.check()
-    if bins.n == 0:
-        return float("nan")
-    return (bins.positive - max(bins.total, 0)) / bins.n * bins.resolution
-
-
-def _positive_part(m: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For X ~ N(m, s^2) (s = 0: X = m): the mean and variance of max(X, 0) and
-    Cov(max(X, 0), X) / s^2 = Phi(m / s) (Stein's lemma)."""
-    safe = np.where(s > 0, s, 1.0)
-    z = np.clip(m / safe, -40.0, 40.0)
-    cdf, pdf = special.ndtr(z), np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
-    g = z * cdf + pdf
-    var = np.maximum((z * z + 1) * cdf + z * pdf - g * g, 0.0)
-    mean = np.where(s > 0, safe * g, np.maximum(m, 0.0))
-    return mean, np.where(s > 0, safe * safe * var, 0.0), cdf
-
-
-def evppi(bins: ValueBins, sd: float) -> pd.DataFrame:
-    """EVPPI of every key, with its noise floor, from the accumulators.
-
-    Parameters
-    ----------
-    bins : the accumulated counts and sums by bin of each key's uniform.
-    sd : the standard deviation of V over the samples [units of V], for the noise floor.
-
-    Returns a frame sorted by EVPPI, largest first: key, evppi, noise_floor (the
-    expected EVPPI of a key with no information, same bin counts), noise_sd (its
-    standard deviation), within_noise (evppi <= noise_floor + 3 noise_sd: not
-    distinguishable from no information), share_of_evpi. All in units of V.
-    """
-    bins.check()
-    n = bins.n
-    res = bins.resolution
-    cols = ["key", "evppi", "noise_floor", "noise_sd", "within_noise", "share_of_evpi"]
-    if n == 0:
-        return pd.DataFrame({"key": list(bins.keys)}).reindex(columns=cols)
-    # sum_b (n_b / N) max(S_b / n_b, 0) - max(S / N, 0), in exact integers
-    gain = np.maximum(bins.sums, 0).sum(axis=1) - max(bins.total, 0)
-    value = gain / n * res
-    # the same estimator for a key with no information, each bin mean X_b ~ N(mean, s_b^2): as the
-    # X_b average to the mean, it equals sum_b w_b max(Y_b, 0), Y_b = X_b (mean < 0) or -X_b (mean >= 0),
-    # i.e. Y_b ~ N(-|mean|, s_b^2); its mean is the floor, its spread the noise
-    c = bins.counts.astype(float)
-    w = c / n
-    nb = np.where(c > 0, c, 1.0)
-    s = sd * np.sqrt(np.clip((n - c) / (max(n - 1, 1) * nb), 0.0, None))
-    s = np.where(c > 0, s, 0.0)
-    mean = bins.total / n * res
-    e, var, slope = _positive_part(np.full_like(s, -abs(mean)), s)
-    floor = (w * e).sum(axis=1)
-    # its variance given that sum_b w_b Y_b = -|mean| exactly (the linear projection on that sum)
-    w2s2 = w * w * s * s
-    cov, var_sum = (w2s2 * slope).sum(axis=1), w2s2.sum(axis=1)
-    given = (w * w * var).sum(axis=1) - np.where(
-        var_sum > 0, cov**2 / np.where(var_sum > 0, var_sum, 1.0), 0.0
+def from_samples(
+    x: Mapping[str, np.ndarray],
+    values: np.ndarray,
+    options: Sequence[str] = ("deal",),
+    bins: int | None = None,
+) -> Result:
+    """EVPI and EVPPI of samples held in memory: ``x`` {key: (N,) values}, ``values`` (N,) or
+    (N, D). The bins are equal-count by rank of each key, their means the keys' bin means."""
+    v = np.asarray(values, float).reshape(len(values), -1)
+    keys = list(x)
+    n = len(v)
+    g = bins or bin_count(n)
+    xs = np.column_stack([np.asarray(x[k], float) for k in keys])
+    ranks = xs.argsort(axis=0, kind="stable").argsort(axis=0, kind="stable")
+    ids = np.minimum(ranks * g // n, g - 1).astype(np.uint8)
+    acc = Accumulator(tuple(keys), g, v.shape[1])
+    acc.add(ids, v)
+    acc.finish()
+    xbar = np.stack(
+        [
+            np.bincount(ids[:, j], weights=xs[:, j], minlength=g)
+            / np.maximum(np.bincount(ids[:, j], minlength=g), 1)
+            for j in range(len(keys))
+        ]
     )
-    noise = np.sqrt(np.maximum(given, 0.0))
-    total = evpi_of(bins)
-    df = pd.DataFrame(
-        {
-            "key": list(bins.keys),
-            "evppi": value,
-            "noise_floor": floor,
-            "noise_sd": noise,
-            "within_noise": value <= floor + NOISE_SIGMAS * noise,
-            "share_of_evpi": value / total if total > 0 else 0.0 * value,
-        }
-    )
-    return df.sort_values("evppi", ascending=False, kind="stable").reset_index(drop=True)
+    return analyse(acc, xbar, options, v)

@@ -23,15 +23,29 @@ def test_tornado_on_the_model_is_sorted_and_consistent(base):
     assert row.output_base == pytest.approx(evaluate(base).npv[0])
 
 
+def rent_pv_per_dollar(ramp: float = 24, term: int = 30, rate: float = 0.10) -> float:
+    """PV of one dollar of contract value paid as delivered on the linear ramp (docs/model.md
+    4.1), by hand: share_t = min(1, t / ramp), discounted (1 + r)^(-t/12)."""
+    share = [min(1.0, t / ramp) for t in range(1, term + 1)]
+    return sum(s * (1 + rate) ** (-t / 12) for t, s in enumerate(share, start=1)) / sum(share)
+
+
 def test_goal_seek_contract_value_gives_zero_npv(base):
-    res = goal_seek_key(base, "contract.value_usd")
+    """NPV falls linearly with the contract's value (nothing else reads it): the root is the
+    base value plus NPV / (PV of rent per dollar)."""
+    res = goal_seek_key(base, "contract.value_usd", low=10e9, high=30e9)
     assert res.value is not None
     at = evaluate(base, {"contract.value_usd": res.value})
     assert at.npv[0] == pytest.approx(0.0, abs=1.0)
+    npv0 = float(evaluate(base).npv[0])
+    assert res.value == pytest.approx(10e9 + npv0 / rent_pv_per_dollar(), rel=1e-9)
+    # the default range (the key's sensitivity range, 9e9 to 11e9) holds no root: said so
+    res = goal_seek_key(base, "contract.value_usd")
+    assert res.value is None and "stays above zero" in res.message
 
 
 def test_goal_seek_payback_target_makes_payback_equal_the_term(base):
-    res = goal_seek_key(base, "contract.value_usd", target="payback", low=5e9, high=10e9)
+    res = goal_seek_key(base, "contract.value_usd", target="payback", low=10e9, high=25e9)
     assert res.value is not None
     at = evaluate(base, {"contract.value_usd": res.value})
     assert at.payback_months[0] == pytest.approx(30.0, abs=1e-6)
@@ -43,8 +57,8 @@ def test_goal_seek_says_clearly_when_no_value_gets_there(base):
     assert res.message.startswith(
         "no value of finance.discount_rate_annual in [0.06, 0.15] brings NPV to zero: it stays above zero"
     )
-    res = goal_seek_key(base, "facility.pue")
-    assert res.value is None and "does not depend on facility.pue" in res.message
+    res = goal_seek_key(base, "agent.ttft_s")  # agent latency only
+    assert res.value is None and "does not depend on agent.ttft_s" in res.message
 
 
 def test_goal_seek_rejects_unknown_and_structural_keys(base):
@@ -69,25 +83,44 @@ def test_monte_carlo_on_the_model_is_the_same_for_any_chunk_size_and_worker_coun
     assert ("irr_annual", "mean") not in stats.index  # an unbounded rate has no mean
 
 
+PHYSICS = (  # the physics the transferred basis reads, varied since version 3 (issue 16, item 7)
+    "hardware.wse3.layer_latency_us",
+    "hardware.wse3.hop_latency_us",
+    "hardware.wse3.efficiency",
+    "model.speculative_speedup",
+    "model.active_param_share",
+)
+
+
 def test_the_value_of_information_ranks_the_inputs_that_decide_the_npv(base):
     mc = run.monte_carlo(base, 20_000, seed=3)
     ev = mc["evppi"].set_index("key")
-    top = set(ev.index[:2])
+    assert (np.diff(ev["evppi"].to_numpy()) <= 0).all()  # largest first
     tornado = run.tornado(base)
-    assert top == set(tornado[tornado.output == "npv_usd"]["variable"].head(2))
+    assert ev.index[0] == tornado[tornado.output == "npv_usd"]["variable"].iloc[0]
+    assert (ev["evppi"] >= 0).all()
     assert (ev["evppi"] <= mc["evpi_usd"] + 1).all()  # partial information is worth at most perfect
-    assert ev.loc["facility.pue", "evppi"] == 0  # not read by the model on the data basis
+    assert ev.loc["agent.ttft_s", "evppi"] == 0  # not read by the payback model
+    assert set(PHYSICS) <= set(ev.index) and set(PHYSICS) <= set(mc["problem"].names)
 
 
 def test_sobol_and_the_tornado_agree_on_what_decides_the_npv(base):
+    """The largest total index is the tornado's largest swing. Below it the two may rank
+    differently: one at a time the GPU platform's keys swing the NPV widely, while over the
+    joint draws the GPU cost often sits at its cap (the public margin) and they matter less."""
     df = run.sobol_indices(base, 512, seed=2)
     tornado = run.tornado(base)
-    top = tornado[tornado.output == "npv_usd"]["variable"].head(2)
-    assert set(df["variable"].head(2)) == set(top)
-    no_effect = df.set_index("variable").loc["facility.pue"]
-    assert no_effect.ST == 0 and "not read" in no_effect.note  # the buy side does not move the NPV
+    top = tornado[tornado.output == "npv_usd"]["variable"].iloc[0]
+    assert df["variable"].iloc[0] == top
+    by_key = df.set_index("variable")
+    for key in ("agent.ttft_s", "buy.resale_share"):  # not read by the payback model
+        assert by_key.loc[key].ST == 0 and "not read" in by_key.loc[key].note
     # a key the model reads but that barely matters gets a small, evaluated index
-    assert df.set_index("variable").loc["conversion.plus_to_pro_base_monthly"].note == ""
+    assert by_key.loc["market.pro_growth_monthly"].note == ""
+    # the physics is varied and evaluated (issue 16, item 7)
+    for key in PHYSICS:
+        assert by_key.loc[key].note == "", key
+    assert by_key.loc["model.context_tokens"].ST > 0.05
 
 
 def test_non_positive_definite_correlations_name_the_file(data_copy):
@@ -109,30 +142,63 @@ def test_a_data_value_outside_its_range_is_explained(data_copy):
     p = data_copy / "sensitivity.csv"
     p.write_text(
         p.read_text().replace(
-            "tiers.ultrafast.usage_multiplier,pert,2,6", "tiers.ultrafast.usage_multiplier,pert,5,6"
+            "tiers.ultrafast.usage_multiplier,pert,4,12",
+            "tiers.ultrafast.usage_multiplier,pert,9,12",
         )
     )
     a = load(data_copy)
     with pytest.raises(
         AssumptionError,
-        match=r"sensitivity\.csv row \d+, columns low/high: .*the base value 4 \(the mode\) lies "
-        r"outside \[5, 6\]; widen the range",
+        match=r"sensitivity\.csv row \d+, columns low/high: .*the base value 8 \(the mode\) lies "
+        r"outside \[9, 12\]; widen the range",
     ):
         run.problem_from(a)
 
 
 def test_what_a_scenario_or_set_fixes_is_held_not_varied(base):
-    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "8")])  # outside [2, 6]
+    a = base.with_overrides([("tiers.ultrafast.usage_multiplier", "13")])  # outside [4, 12]
     names = run.problem_from(a).names
     assert "tiers.ultrafast.usage_multiplier" not in names
     assert len(names) == len(base.sensitivity) - 1
-    assert run.held(a) == [("tiers.ultrafast.usage_multiplier", 8.0, "--set")]
+    assert run.held(a) == [("tiers.ultrafast.usage_multiplier", 13.0, "--set")]
     mc = run.monte_carlo(a, 256, 1)
-    assert mc["held"] == [("tiers.ultrafast.usage_multiplier", 8.0, "--set")]
-    # every sample ran at 8: its NPV is the model's at its sampled inputs with the key at 8
+    assert mc["held"] == [("tiers.ultrafast.usage_multiplier", 13.0, "--set")]
+    # every sample ran at 13: its NPV is the model's at its sampled inputs with the key at 13,
+    # the ultrafast tier served at the base case's multiplier (the strategic choice is fixed)
     x = mc["run"].inputs
     assert "tiers.ultrafast.usage_multiplier" not in x.columns and len(x) == 256
     at = {k: x[k].to_numpy()[:16] for k in x.columns if k in a.values}
-    npv = evaluate(a, at, detail=False).npv
+    npv = evaluate(a, at, detail=False, served=run.held_served(a)).npv
     assert np.array_equal(npv, mc["run"].outputs["npv_usd"].to_numpy()[:16])
-    assert not np.array_equal(npv, evaluate(base, at, detail=False).npv)
+    held = run.held_served(base)
+    assert not np.array_equal(npv, evaluate(base, at, detail=False, served=held).npv)
+
+
+def test_the_analyses_hold_the_base_case_served_multiplier(base):
+    """MODEL.md 0.7: the served speed is a strategic choice made before uncertainty resolves.
+    A 2,000 tokens/s tier fits on the wafer at m <= 0.9 x 1,866.5 / 2,000 = 0.84 of its speed
+    (the ceiling by hand in tests/test_decisions.py): the base case picks the m of the grid
+    that maximises NPV, and every draw of the Monte Carlo and every end of the tornado is
+    served at that m (or the fastest below it that the draw's physics allows)."""
+    a = base.with_overrides([("tiers.ultrafast.tokens_per_s", "2000")])
+    feasible = [m for m in (1.0, 0.9, 0.8, 0.7, 0.6, 0.5) if 2000 * m <= 0.9 * 1866.5]
+    assert feasible == [0.8, 0.7, 0.6, 0.5]
+    npv = {m: float(evaluate(a, served=[m]).npv[0]) for m in feasible}
+    held = run.held_served(a)
+    assert held == max(feasible, key=lambda m: (npv[m], m))
+    assert float(evaluate(a).npv[0]) == npv[held]
+    assert run.held_served(base.with_overrides([("capacity.basis", "data")])) == 1.0
+
+    mc = run.monte_carlo(a, 256, seed=4)
+    x = mc["run"].inputs
+    at = {k: x[k].to_numpy() for k in x.columns if k in a.values}
+    r = evaluate(a, at, detail=False, served=held)
+    assert np.array_equal(r.npv, mc["run"].outputs["npv_usd"].to_numpy())
+    m = r.served_multiplier[np.isfinite(r.served_multiplier)]
+    assert m.size and (m <= held).all()
+
+    t = run.tornado(a)
+    row = t[t.output == "npv_usd"].set_index("variable").loc["model.speculative_speedup"]
+    assert row.output_base == pytest.approx(npv[held], rel=1e-12)
+    ends = evaluate(a, {"model.speculative_speedup": [row.low, row.high]}, served=held).npv
+    np.testing.assert_allclose([row.output_low, row.output_high], ends, rtol=1e-12)

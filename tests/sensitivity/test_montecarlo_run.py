@@ -52,11 +52,10 @@ def _same(r1, r2):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(r1.voi.counts, r2.voi.counts)
     np.testing.assert_array_equal(r1.voi.sums, r2.voi.sums)
-    assert (r1.voi.n, r1.voi.positive, r1.voi.total) == (r2.voi.n, r2.voi.positive, r2.voi.total)
-    e1, t1 = r1.value_of_information()
-    e2, t2 = r2.value_of_information()
-    assert e1 == e2
-    pd.testing.assert_frame_equal(t1, t2, check_exact=True)
+    np.testing.assert_array_equal(r1.voi.products, r2.voi.products)
+    v1, v2 = r1.value_of_information(), r2.value_of_information()
+    assert (v1.evpi, v1.evpi_se) == (v2.evpi, v2.evpi_se)
+    pd.testing.assert_frame_equal(v1.evppi, v2.evppi, check_exact=True)
 
 
 def test_one_or_two_workers_and_any_chunk_give_the_same_bits():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from econ import parallel
@@ -61,38 +63,93 @@ def test_available_cores_is_at_least_one():
 
 
 def blas_threads(_item) -> list[int]:
-    """The thread count of each OpenBLAS loaded in this process (Linux)."""
-    import ctypes
-    import os
+    """The thread count of each BLAS library loaded in this process, as threadpoolctl sees it."""
+    import numpy  # noqa: F401  (loads numpy's BLAS)
+    from threadpoolctl import threadpool_info
 
-    import numpy  # noqa: F401  (loads numpy's OpenBLAS)
-
-    counts = []
-    with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-        paths = {
-            f[-1]
-            for f in (ln.split() for ln in fh)
-            if len(f) >= 6 and "openblas" in os.path.basename(f[-1]).lower()
-        }
-    for path in sorted(paths):
-        lib = ctypes.CDLL(path)
-        for name in (
-            "openblas_get_num_threads",
-            "scipy_openblas_get_num_threads64_",
-            "scipy_openblas_get_num_threads",
-        ):
-            getter = getattr(lib, name, None)
-            if getter is not None:
-                counts.append(getter())
-                break
-    return counts
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 
-def test_each_worker_runs_openblas_on_its_share_of_the_cores():
-    import os
-
-    if not os.path.exists("/proc/self/maps") or not blas_threads(0):
-        pytest.skip("needs Linux and numpy built with OpenBLAS")
+def test_each_worker_runs_blas_on_its_share_of_the_cores():
+    if not blas_threads(0):
+        pytest.skip("numpy is built without a BLAS threadpoolctl knows")
     share = max(1, parallel.available_cores() // 2)
     for counts in map_ordered(blas_threads, range(2), 2):
         assert counts and set(counts) == {share}
+
+
+def test_nothing_in_econ_reads_proc_directly():
+    """Portable: the BLAS limit goes through threadpoolctl, not /proc/self/maps and ctypes."""
+    import econ
+
+    root = Path(econ.__file__).parent
+    readers = [p.name for p in root.rglob("*.py") if "/proc/" in p.read_text(encoding="utf-8")]
+    assert readers == []
+
+
+def count_in_chunks(n: int) -> int:
+    """An item of n units that reports each unit as it goes."""
+    for _ in range(n):
+        parallel.tick(1)
+    return n
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_workers_report_progress_unit_by_unit(workers):
+    seen = []
+    out = list(map_ordered(count_in_chunks, [3, 4, 5], workers, progress=seen.append))
+    assert out == [3, 4, 5]
+    assert seen == [1] * 12  # every tick arrives, in this process, before the map ends
+
+
+def never_ends(i: int) -> int:
+    import time
+
+    time.sleep(3600)
+    return i
+
+
+def test_an_interruption_terminates_the_running_workers_at_once():
+    """A KeyboardInterrupt while the workers sleep for an hour: the map ends and no worker is
+    left (none is waited for)."""
+    import multiprocessing as mp
+    import os
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        list(map_ordered(never_ends, range(4), 2))
+    deadline = time.monotonic() + 2.0
+    while mp.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mp.active_children() == []
+
+
+def tick_then_wait(flag: str) -> bool:
+    """Report one unit, then wait for the parent to have seen it (True) or give up (False)."""
+    import time
+
+    parallel.tick(1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if Path(flag).exists():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_worker_s_progress_reaches_the_parent_while_its_task_still_runs(tmp_path):
+    """Progress moves within a task, not when the task ends: each worker waits, mid-task, for
+    the parent to have received its tick."""
+    flag = tmp_path / "seen"
+    seen = []
+
+    def progress(units: int) -> None:
+        seen.append(units)
+        flag.touch()
+
+    assert list(map_ordered(tick_then_wait, [str(flag)] * 2, 2, progress=progress)) == [True] * 2
+    assert seen == [1, 1]

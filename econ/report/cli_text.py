@@ -1,0 +1,362 @@
+"""The tables the command line prints, formatted by unit and fitted to the terminal
+(econ.report.terminal renders them). Each function returns (text for stdout, notes for
+stderr): the notes say what was left out (rows of no effect, columns that did not fit).
+Nothing here computes a figure; it formats what the analyses return."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from econ.constants import IRR_MEANINGFUL_MAX
+from econ.report import terminal as t
+from econ.report.terminal import Column
+
+Shown = tuple[str, list[str]]
+
+OUTPUT_LABELS = {
+    "npv_usd": "NPV",
+    "payback_months": "payback [months]",
+    "irr_annual": "IRR [a year]",
+    "profitability_index": "profitability index",
+    "mirr_annual": "MIRR [a year]",
+    "npv_without_offer_usd": "NPV without the offer",
+}
+
+
+def irr(x) -> str:
+    """An IRR: 12.3%, '>1,000%' beyond the meaningful range (docs/model.md), '-' for none."""
+    if not t._finite(x):
+        return t.MISSING
+    if float(x) > IRR_MEANINGFUL_MAX:
+        return f">{IRR_MEANINGFUL_MAX:,.0%}"
+    return t.share(x)
+
+
+def figure(x, name: str) -> str:
+    """One output or key value as text, by its name (an output) or its rule (a key)."""
+    if name in ("irr_annual",) or name.endswith("irr_annual"):
+        return irr(x)
+    if "." in name:
+        return t.fmt(x, t.key_kind(name))
+    return t.fmt(x, t.kind_of(name))
+
+
+def _notes(dropped: list[str], hidden: int = 0, what: str = "rows") -> list[str]:
+    out = []
+    if hidden:
+        out.append(f"econ: {hidden} {what} not shown (--all shows them)")
+    note = t.dropped_note(dropped)
+    if note:
+        out.append(note)
+    return out
+
+
+def _title(text: str, w: int | None = None) -> str:
+    return t.wrap(text, w)
+
+
+# ---------------------------------------------------------------------------
+# econ capacity
+
+CAPACITY_COLUMNS = (
+    Column("platform", kind="text"),
+    Column("tier", kind="text"),
+    Column("tokens_per_s_per_user", "tokens/s per user"),
+    Column("tokens_per_s_per_mw", "tokens/s per MW"),
+    Column("concurrent_users_per_mw", "users per MW", kind="count"),
+    Column("chips_per_replica", "chips per replica", kind="number", priority=3),
+    Column("stages", kind="number", priority=4),
+    Column("ceiling_tokens_per_s", "ceiling tokens/s", priority=1),
+    Column("physics_tokens_per_s_per_mw", "physics tokens/s per MW", priority=2),
+    Column("data_over_physics", "data over physics", kind="ratio", priority=2),
+    Column("verdict", kind="text", priority=1),
+    Column("cost_per_mtok_rent_usd", "rent $/Mtok"),
+    Column("cost_per_mtok_buy_usd", "buy $/Mtok", priority=1),
+)
+AUDIT_COLUMNS = (
+    Column("point", kind="text"),
+    Column("platform", kind="text"),
+    Column("tokens_per_s_per_user", "tokens/s per user"),
+    Column("tokens_per_s_per_mw", "tokens/s per MW"),
+    Column("ceiling_tokens_per_s", "ceiling tokens/s", priority=1),
+    Column("physics_tokens_per_s_per_mw", "physics tokens/s per MW"),
+    Column("data_over_physics", "data over physics", kind="ratio", priority=2),
+    Column("verdict", kind="text"),
+)
+
+
+def capacity(df: pd.DataFrame, audit: pd.DataFrame) -> Shown:
+    cols = [c for c in CAPACITY_COLUMNS if c.key in df.columns]
+    main, dropped = t.table(df, cols, "Capacity by platform and per-user speed")
+    cols = [c for c in AUDIT_COLUMNS if c.key in audit.columns]
+    second, dropped2 = t.table(
+        audit, cols, "Frontier points against the physics envelope of the served model"
+    )
+    return main + "\n\n" + second, _notes(sorted(set(dropped + dropped2)))
+
+
+# ---------------------------------------------------------------------------
+# econ sensitivity
+
+
+def _by_row(df: pd.DataFrame, value_col: str, name_col: str) -> list[str]:
+    return [figure(x, n) for x, n in zip(df[value_col], df[name_col], strict=True)]
+
+
+def tornado(df: pd.DataFrame, show_all: bool = False) -> Shown:
+    """One output's tornado: each key's low and high and the output there, largest swing
+    first; keys whose swing is zero are left out unless ``show_all``."""
+    if df.empty:
+        return "No key of sensitivity.csv to vary.", []
+    out = str(df["output"].iloc[0])
+    keep = df if show_all else df[~(df["swing"] == 0)]
+    hidden = len(df) - len(keep)
+    shown = pd.DataFrame(
+        {
+            "key": keep["variable"],
+            "low": _by_row(keep, "low", "variable"),
+            "base": _by_row(keep, "base", "variable"),
+            "high": _by_row(keep, "high", "variable"),
+            "at_low": [figure(x, out) for x in keep["output_low"]],
+            "at_high": [figure(x, out) for x in keep["output_high"]],
+            "swing": [figure(x, out) for x in keep["swing"]],
+        }
+    )
+    label = OUTPUT_LABELS.get(out, out)
+    cols = [
+        Column("key", kind="text"),
+        Column("low"),
+        Column("base", priority=1),
+        Column("high"),
+        Column("at_low", f"{label} at low"),
+        Column("at_high", f"{label} at high"),
+        Column("swing"),
+    ]
+    base = figure(df["output_base"].iloc[0], out)
+    title = _title(
+        f"Tornado of {out} (base {base}): each key at its low and its high, the others at "
+        "their base values"
+    )
+    text, dropped = t.table(shown, cols, title)
+    return text, _notes(dropped, hidden, f"key(s) with no effect on {out}")
+
+
+def grid(df: pd.DataFrame, show_all: bool = False) -> Shown:
+    """Each grid of grids.csv as a table: the two keys' values and the outputs there."""
+    if df.empty:
+        return "No grid in grids.csv.", []
+    parts, dropped = [], []
+    outputs = [o for o in OUTPUT_LABELS if o in df.columns]
+    for gid, g in df.groupby("grid", sort=False):
+        xk, yk = str(g["x_key"].iloc[0]), str(g["y_key"].iloc[0])
+        shown = pd.DataFrame(
+            {
+                "x": [figure(x, xk) for x in g["x"]],
+                "y": [figure(y, yk) for y in g["y"]],
+                **{o: [figure(v, o) for v in g[o]] for o in outputs},
+            }
+        )
+        cols = [Column("x"), Column("y")] + [
+            Column(o, OUTPUT_LABELS[o], priority=1 if o == "irr_annual" else 0) for o in outputs
+        ]
+        text, d = t.table(shown, cols, t.wrap(f"Grid {gid}: x = {xk}, y = {yk}"))
+        parts.append(text)
+        dropped += d
+    return "\n\n".join(parts), _notes(sorted(set(dropped)))
+
+
+def _stat(stats: pd.DataFrame, output: str, statistic: str) -> float:
+    s = stats[(stats["output"] == output) & (stats["statistic"] == statistic)]["value"]
+    return float(s.iloc[0]) if len(s) else math.nan
+
+
+MC_COLUMNS = (
+    ("mean", 0),
+    ("P5", 0),
+    ("P10", 2),
+    ("P25", 1),
+    ("P50", 0),
+    ("P75", 1),
+    ("P90", 2),
+    ("P95", 0),
+)
+
+
+def montecarlo(res: dict, show_all: bool = False) -> Shown:
+    """The Monte Carlo: percentiles and means by output, the probabilities, and the value of
+    information by key (keys within the estimator's noise left out unless ``show_all``)."""
+    stats = res["stats"]
+    outputs = list(dict.fromkeys(stats["output"]))
+    rows = []
+    for o in outputs:
+        row = {"output": OUTPUT_LABELS.get(o, o)}
+        for s, _ in MC_COLUMNS:
+            v = _stat(stats, o, s)
+            row[s] = figure(v, o) if not (s == "mean" and math.isnan(v)) else ""
+        u = _stat(stats, o, "share undefined")
+        row["undefined"] = t.share(u) if not math.isnan(u) else ""
+        rows.append(row)
+    shown = pd.DataFrame(rows)
+    cols = [Column("output", kind="text")]
+    cols += [Column(s, priority=p) for s, p in MC_COLUMNS]
+    cols.append(Column("undefined", priority=1))
+    title = f"Monte Carlo: {res['n']:,} samples (percentiles of each output; '-' where none)"
+    text, dropped = t.table(shown, cols, title)
+
+    def pm(o: str, s: str) -> str:
+        v, e = _stat(stats, o, s), _stat(stats, o, f"standard error of {s}")
+        return f"{t.share(v)} (standard error {t.share(e)})"
+
+    lines = [
+        f"P(NPV > 0) {pm('npv_usd', 'P(NPV > 0)')}; P(payback <= term) "
+        f"{pm('payback_months', 'P(payback <= term)')}; no payback within the horizon "
+        f"{t.share(_stat(stats, 'payback_months', 'share with no payback within the horizon'))}"
+        f"; cash never negative "
+        f"{t.share(_stat(stats, 'payback_months', 'share never cash-negative'))}."
+    ]
+    voi, hidden = _voi(res, show_all)
+    from econ.report.summary import held_sentence, voi_sentence
+
+    prose = [t.wrap(x) for x in lines] + ["", voi[0], "", t.wrap(voi_sentence(res))]
+    if res.get("held"):
+        prose.append(t.wrap(held_sentence(res["held"])))
+    notes = _notes(
+        sorted(set(dropped + voi[1])),
+        hidden,
+        "key(s) whose value of information is zero",
+    )
+    return text + "\n\n" + "\n".join(prose), notes
+
+
+def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
+    """The value of information by key: EVPPI with its standard error and share of the EVPI,
+    and why one is zero; keys of zero EVPPI left out unless ``show_all``."""
+    ev = res["evppi"]
+    keep = ev if show_all else ev[ev["evppi"] > 0]
+    se = keep["evppi_se"] if "evppi_se" in keep else [math.nan] * len(keep)
+    shown = pd.DataFrame(
+        {
+            "key": keep["key"],
+            "evppi_usd": [t.money(x) for x in keep["evppi"]],
+            "evppi_se_usd": [t.money(x) for x in se],
+            "share_of_evpi": [t.share(x) for x in keep["share_of_evpi"]],
+            "reason": keep["reason"].fillna("") if "reason" in keep else "",
+        }
+    )
+    cols = [
+        Column("key", kind="text"),
+        Column("evppi_usd", "EVPPI"),
+        Column("evppi_se_usd", "standard error", priority=1),
+        Column("share_of_evpi", "share of EVPI"),
+    ]
+    if show_all and shown["reason"].astype(str).str.len().gt(0).any():
+        cols.append(Column("reason", "why zero", kind="text", priority=2))
+    title = (
+        f"Value of information (EVPI {t.money(res['evpi_usd'])}): what knowing each input "
+        "before deciding would be worth"
+    )
+    if shown.empty:
+        return (
+            t.wrap(title) + "\nNo single input, known alone, would change the decision.",
+            [],
+        ), len(ev)
+    text, dropped = t.table(shown, cols, title)
+    return (text, dropped), len(ev) - len(keep)
+
+
+def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
+    """Sobol indices as shares of the output's variance with their 95 % intervals; keys whose
+    indices are zero (not read) are left out unless ``show_all``."""
+    zero = (df["S1"] == 0) & (df["ST"] == 0)
+    keep = df if show_all else df[~zero]
+    hidden = len(df) - len(keep)
+
+    def ci(lo, hi) -> list[str]:
+        return [f"{t.share(a)} to {t.share(b)}" for a, b in zip(lo, hi, strict=True)]
+
+    shown = pd.DataFrame(
+        {
+            "key": keep["variable"],
+            "ST": [t.share(x) for x in keep["ST"]],
+            "ST_ci": ci(keep["ST_low"], keep["ST_high"]),
+            "S1": [t.share(x) for x in keep["S1"]],
+            "S1_ci": ci(keep["S1_low"], keep["S1_high"]),
+            "note": keep["note"].fillna(""),
+        }
+    )
+    cols = [
+        Column("key", kind="text"),
+        Column("ST", "total index"),
+        Column("ST_ci", "95% interval", priority=1),
+        Column("S1", "first-order index"),
+        Column("S1_ci", "95% interval ", priority=2),
+    ]
+    if shown["note"].str.len().gt(0).any():
+        cols.append(Column("note", kind="text", priority=3))
+    out = str(df["output"].iloc[0]) if len(df) else ""
+    title = _title(
+        f"Sobol indices of {out}: the share of its variance each key explains alone "
+        "(first-order) and with its interactions (total)"
+    )
+    text, dropped = t.table(shown, cols, title)
+    return text, _notes(dropped, hidden, "key(s) not read by the payback model (indices 0)")
+
+
+def breakeven(df: pd.DataFrame, read: Iterable[str], show_all: bool = False) -> Shown:
+    """The break-even table: each key's value where the target is met, nearest first; keys
+    the model does not read are left out unless ``show_all``."""
+    read = set(read)
+    zero = df["key"].map(lambda k: k not in read) & df["breakeven"].isna()
+    keep = df if show_all else df[~zero]
+    hidden = len(df) - len(keep)
+    shown = pd.DataFrame(
+        {
+            "key": keep["key"],
+            "base": _by_row(keep, "base", "key"),
+            "breakeven": _by_row(keep, "breakeven", "key"),
+            "change": [t.share(x) for x in keep["change_from_base"]],
+            "searched": [
+                f"{figure(lo, k)} to {figure(hi, k)}"
+                for lo, hi, k in zip(
+                    keep["searched_low"], keep["searched_high"], keep["key"], strict=True
+                )
+            ],
+            "message": [
+                "" if np.isfinite(b) else m
+                for b, m in zip(keep["breakeven"], keep["message"], strict=True)
+            ],
+        }
+    )
+    cols = [
+        Column("key", kind="text"),
+        Column("base"),
+        Column("breakeven", "break-even"),
+        Column("change", "change from base"),
+        Column("searched", "range searched", priority=1),
+        Column("message", "why none", kind="text", priority=2),
+    ]
+    title = "Break-even: the value of each key at which the target is met, the others at base"
+    text, dropped = t.table(shown, cols, _title(title))
+    return text, _notes(dropped, hidden, "key(s) the payback model does not read")
+
+
+def goal_seek(res, key: str) -> str:
+    """The goal seek's answer in a sentence or two, in the key's unit."""
+    lo, hi = res.bracket
+    head = (
+        f"Searched {key} from {figure(lo, key)} to {figure(hi, key)} "
+        f"(base {figure(res.base, key)})."
+    )
+    if res.value is not None:
+        change = res.value / res.base - 1 if res.base else math.nan
+        where = (
+            f", {t.share(abs(change))} {'below' if change < 0 else 'above'} its base."
+            if math.isfinite(change) and change != 0
+            else "."
+        )
+        return t.wrap(f"{head}\n{res.target} is zero at {key} = {figure(res.value, key)}{where}")
+    return t.wrap(head + "\n" + t.plain_numbers(res.message))
