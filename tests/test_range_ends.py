@@ -56,6 +56,21 @@ ENDS = [
 ]
 
 
+# ends the model does not run yet, with why: a strict expected failure, so that the fix
+# turns it into an end that must pass
+KNOWN = {
+    ("api.diversion_to_lab_tiers", "high"): "model: at a diversion of 1 a sampled scenario's NPV "
+    "overflows (AssumptionError: an input overflowed)",
+}
+
+
+def _param(key: str, end: str, x: float):
+    marks = []
+    if (key, end) in KNOWN:
+        marks = [pytest.mark.xfail(strict=True, raises=AssumptionError, reason=KNOWN[key, end])]
+    return pytest.param(key, x, id=f"{key}={end}", marks=marks)
+
+
 def _set(key: str, x: float) -> econ.Assumptions | None:
     """The bundled data with ``key`` at ``x``, or None where validation refuses it (a rule
     spanning keys), as `econ validate --set` does."""
@@ -76,7 +91,7 @@ def test_the_sweep_covers_every_numeric_key():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("key", "x"), [pytest.param(k, x, id=f"{k}={e}") for k, e, x in ENDS])
+@pytest.mark.parametrize(("key", "x"), [_param(k, e, x) for k, e, x in ENDS])
 def test_a_range_end_runs_every_analysis(key, x):
     a = _set(key, x)
     if a is None:
