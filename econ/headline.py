@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from econ.assumptions import Assumptions
+from econ.assumptions import Assumptions, rule_for
 from econ.compute import tables
 from econ.constants import CHECK_RTOL
 from econ.model import Results, evaluate, simple_breakeven
@@ -135,7 +135,12 @@ def size_at_rate(a: Assumptions, points: int = 41) -> dict[str, Any]:
         over = {"contract.mw": mw, "contract.value_usd": rate * mw * T}
         return evaluate(a, over, detail=False).npv
 
-    grid = np.linspace(2 * mw0 / points, 2 * mw0, points)
+    top = 2 * mw0  # never beyond what contract.mw and contract.value_usd may take
+    for key, per_mw in (("contract.mw", 1.0), ("contract.value_usd", rate * T)):
+        rule = rule_for(key)
+        if rule is not None and rule.high is not None:
+            top = min(top, rule.high / per_mw * (1 - 1e-12))  # no rounding past it
+    grid = np.linspace(top / points, top, points)
     vals = npv(grid)
     j = int(np.argmax(vals))
     lo, hi = grid[max(j - 1, 0)] if j > 0 else grid[0] / 2, grid[min(j + 1, points - 1)]
@@ -151,7 +156,7 @@ def size_at_rate(a: Assumptions, points: int = 41) -> dict[str, Any]:
         "best_mw": best_mw,
         "best_npv_usd": best,
         "best_value_usd": rate * best_mw * T,
-        "searched_up_to_mw": 2 * mw0,
+        "searched_up_to_mw": float(top),
         "at_upper_bound": bool(j == points - 1),
     }
 
