@@ -103,7 +103,11 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
     ph = h["physics"]
     a = h["assumptions"]
     s, plat = ph["speed"], ph["platform"]
-    model = f"a {a['model.params'] / 1e12:g}T-parameter model at {a['model.bytes_per_param']:g} bytes a parameter"
+    bpp = a["model.bytes_per_param"]
+    model = (
+        f"a {a['model.params'] / 1e12:g}T-parameter model at {bpp:g} "
+        f"byte{'' if bpp == 1 else 's'} a parameter"
+    )
     basis = _physics_basis(h, usd)
     if not ph["within_ceiling"]:
         levers = [LEVER_WORDS[k](v) for k, v in ph["speed_levers"].items() if v is not None]
