@@ -1017,7 +1017,7 @@ def cmd_sensitivity(args) -> int:
             samples=args.samples,
             seed=args.seed,
             metric=args.metric,
-            progress=phase(*PHASES[args.analysis]),
+            progress=phase(*PHASES.get(args.analysis, (args.analysis, ""))),
             workers=args.workers,
             samples_csv=args.samples_csv,
         )
@@ -1046,7 +1046,7 @@ def cmd_sensitivity(args) -> int:
             "grid": api.grids_frame,
             "sobol": api.sobol_frame,
             "breakeven": api.breakeven_frame,
-        }[args.analysis](res)
+        }.get(args.analysis, lambda df: df)(res)  # an added analysis prints its own frame
     if args.samples_csv:
         path = Path(args.samples_csv)
         if path.is_file():

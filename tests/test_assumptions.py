@@ -680,7 +680,7 @@ def test_the_summary_says_when_the_gpu_cost_is_set(capsys):
 
     def summary(*args: str) -> str:
         assert main(["summary", "--data", str(DATA), *args]) == 0
-        return capsys.readouterr().out
+        return " ".join(capsys.readouterr().out.split())  # the text is wrapped to the terminal
 
     derived = summary()
     assert "(derived)" in derived and "set by capacity.gpu_cost_per_mtok_usd" not in derived
