@@ -339,7 +339,7 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
 
 
 def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
-    """The IRR where a live criterion finds one root that is a rate of return (MODEL.md 0.7:
+    """The IRR where a live criterion finds one root that is a rate of return (docs/model.md, section 0.7:
     the flows, or their running sum up to H, change sign once from out to in), and MIRR."""
     P = r.parts
     flows0 = np.asarray(P["irr_flows"][0], float)
