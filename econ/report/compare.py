@@ -164,34 +164,53 @@ def _cell(ws, row: int, col: int, x, fmt) -> None:
 
 
 def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
-    """The comparison workbook: the table on "Comparison" with the payback curves overlaid as
-    a native chart of "Cumulative cash" (cumulative cash by month, a column per scenario)."""
+    """The comparison workbook: the table on "Comparison" (a row a scenario, a column each of
+    COLUMNS, its heading with the unit and its number format) with the payback curves
+    overlaid as a native chart of "Cumulative cash" (cumulative cash by month, a column per
+    scenario)."""
     wb = xlsxwriter.Workbook(str(path), {"nan_inf_to_errors": True})
-    bold = wb.add_format({"bold": True})
-    title = wb.add_format({"bold": True, "font_size": 14})
-    banner = wb.add_format({"italic": True, "font_color": "#7030A0"})
-    head = wb.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
-    fmts = {k: wb.add_format({"num_format": f}) if f else None for k, (_, f) in COLUMNS.items()}
+    look = {
+        "title": wb.add_format({"bold": True, "font_size": 14}),
+        "banner": wb.add_format({"italic": True, "font_color": "#7030A0"}),
+        "head": wb.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1}),
+        "bold": wb.add_format({"bold": True}),
+    }
     snapshot = (
         f"Snapshot of the econ compare run at {run_time}: values, not formulas; "
         "rerun econ compare to refresh them."
     )
-
     ws = wb.add_worksheet("Comparison")
-    ws.write_string(0, 0, "Scenarios compared", title)
-    ws.write_string(1, 0, snapshot, banner)
+    cs = wb.add_worksheet("Cumulative cash")
+    end = _comparison_sheet(wb, ws, look, c.rows, snapshot, facts)
+    last = _cash_sheet(wb, cs, look, c.cumulative_cash, snapshot)
+    ws.write_string(end + 3, 0, "Payback curves (data: sheet Cumulative cash)", look["bold"])
+    months = c.cumulative_cash.index
+    top = int(months[-1]) if len(months) else 1
+    ws.insert_chart(end + 4, 0, _cash_chart(wb, list(c.cumulative_cash.columns), last, top))
+    wb.close()
+
+
+def _head(ws, look: dict, title: str, snapshot: str) -> None:
+    ws.write_string(0, 0, title, look["title"])
+    ws.write_string(1, 0, snapshot, look["banner"])
+
+
+def _comparison_sheet(wb, ws, look: dict, rows: pd.DataFrame, snapshot: str, facts: str) -> int:
+    """The table of COLUMNS present in ``rows``; returns its last row."""
+    _head(ws, look, "Scenarios compared", snapshot)
     if facts:
         ws.write_string(2, 0, facts)
     top = 4
-    cols = [k for k in COLUMNS if k in c.rows.columns]
+    cols = [k for k in COLUMNS if k in rows.columns]
+    fmts = {k: wb.add_format({"num_format": COLUMNS[k][1]}) if COLUMNS[k][1] else None for k in cols}
     for j, k in enumerate(cols):
-        ws.write_string(top, j, COLUMNS[k][0], head)
+        ws.write_string(top, j, COLUMNS[k][0], look["head"])
         ws.set_column(j, j, 14 if j else 18)
     ws.set_row(top, 45)
-    for i, rec in enumerate(c.rows[cols].itertuples(index=False), start=top + 1):
+    for i, rec in enumerate(rows[cols].itertuples(index=False), start=top + 1):
         for j, k in enumerate(cols):
             _cell(ws, i, j, getattr(rec, k), fmts[k])
-    end = top + len(c.rows)
+    end = top + len(rows)
     ws.write_string(
         end + 2,
         0,
@@ -201,28 +220,32 @@ def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
     ws.freeze_panes(top + 1, 1)
     ws.set_landscape()
     ws.fit_to_pages(1, 0)  # one page wide, as many tall as the scenarios need
+    return end
 
-    cs = wb.add_worksheet("Cumulative cash")
-    cs.write_string(0, 0, "Cumulative cash by month [USD]", title)
-    cs.write_string(1, 0, snapshot, banner)
-    cs.write_string(3, 0, "Month", head)
-    names = list(c.cumulative_cash.columns)
+
+def _cash_sheet(wb, cs, look: dict, cash: pd.DataFrame, snapshot: str) -> int:
+    """Cumulative cash by month, a column a scenario; returns the last row."""
+    _head(cs, look, "Cumulative cash by month [USD]", snapshot)
+    cs.write_string(3, 0, "Month", look["head"])
     cash_fmt = wb.add_format({"num_format": CASH_FORMAT})
-    for j, n in enumerate(names, start=1):
-        cs.write_string(3, j, str(n), head)
+    for j, n in enumerate(cash.columns, start=1):
+        cs.write_string(3, j, str(n), look["head"])
         cs.set_column(j, j, 14)
-    months = c.cumulative_cash.index.to_numpy()
+    months = cash.index.to_numpy()
     for i, m in enumerate(months, start=4):
         cs.write_number(i, 0, int(m))
-        for j, n in enumerate(names, start=1):
-            _cell(cs, i, j, float(c.cumulative_cash[n].iloc[i - 4]), cash_fmt)
+        for j, n in enumerate(cash.columns, start=1):
+            _cell(cs, i, j, float(cash[n].iloc[i - 4]), cash_fmt)
     cs.freeze_panes(4, 1)
     cs.set_landscape()
     cs.fit_to_pages(1, 0)
     cs.repeat_rows(3)
+    return 3 + len(months)
 
+
+def _cash_chart(wb, names: list, last: int, top: int):
+    """The payback curves: each scenario's cumulative cash over the months of its sheet."""
     ch = wb.add_chart({"type": "scatter", "subtype": "straight"})
-    last = 3 + len(months)
     for j in range(1, len(names) + 1):
         ch.add_series(
             {
@@ -233,22 +256,13 @@ def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
             }
         )
     ch.set_title({"name": "Payback curves: cumulative cash by month"})
-    ch.set_x_axis(
-        {
-            "name": "month",
-            "min": 0,
-            "max": int(months[-1]) if len(months) else 1,
-            "label_position": "low",
-        }
-    )
+    ch.set_x_axis({"name": "month", "min": 0, "max": top, "label_position": "low"})
     ch.set_y_axis(
         {"name": "cumulative cash [USD]", "num_format": CASH_FORMAT, "major_gridlines": {}}
     )
     ch.set_legend({"position": "right"})
     ch.set_size({"width": 900, "height": 420})
-    ws.insert_chart(end + 4, 0, ch)
-    ws.write_string(end + 3, 0, "Payback curves (data: sheet Cumulative cash)", bold)
-    wb.close()
+    return ch
 
 
 def chart(c: Comparison, path: Path, run_time: str) -> None:
@@ -287,13 +301,6 @@ def _months(x: float) -> str:
     if not math.isfinite(x):
         return "none"
     return "never <0" if x == 0 else f"{x:.1f}"
-
-
-def _irr(x: float) -> str:
-    """An IRR: 12.3%, or beyond the meaningful range '>1,000%'."""
-    if not math.isfinite(x):
-        return "-"
-    return f">{IRR_MEANINGFUL_MAX:,.0%}" if x > IRR_MEANINGFUL_MAX else f"{x:.1%}"
 
 
 def _pct(x: float) -> str:
