@@ -36,9 +36,6 @@ OUTPUTS = {
     "mirr_annual": ("MIRR", "1/yr", "pct"),
     "npv_without_offer_usd": ("NPV without the subscriber offer", "USD", "usd_m"),
 }
-# kept for callers of the earlier names
-OUTPUT_FORMATS = {k: v[2] for k, v in OUTPUTS.items()}
-OUTPUT_LABELS = {k: v[0] for k, v in OUTPUTS.items()}
 RED, BLUE, DARK, GREEN = "#C00000", "#2E75B6", "#1F4E79", "#548235"
 MONEY_AXIS = '$#,##0,,"M"'
 BILLIONS_AXIS = '$#,##0.0,,,"B"'
@@ -132,6 +129,9 @@ def tornado_blocks(part: pd.DataFrame, output: str, first: bool) -> list:
     if moves.empty:
         return [Note(f"{name}: no key moves it (base {at}): no tornado.")]
     rows, fmts = keyed(moves, "variable", ["low", "base", "high"])
+    if unit == "1/yr":  # a rate above the meaningful range is not a rate: blank, as econ's '-'
+        for c in ("output_low", "output_high", "change_low", "change_high", "swing"):
+            rows[c] = rows[c].where(~(rows[c].abs() > IRR_MEANINGFUL_MAX))
     key = (Col("variable", "key", "text"), Col("unit", "unit", "text"))
     values = tuple(Col(c, c, "row") for c in ("low", "base", "high"))
     out = [Table(output, f"{name} [{unit}]: base {at}; each key at its low, base and high",
@@ -146,7 +146,8 @@ def tornado_blocks(part: pd.DataFrame, output: str, first: bool) -> list:
     out.append(Table(f"{output}_levels", f"{name} at each key's low and high [{unit}]", rows, (
         Col("variable", "key", "text"), Col("output_low", f"{name} at low", fmt),
         Col("output_high", f"{name} at high", fmt), Col("change_low", "change at low", fmt),
-        Col("change_high", "change at high", fmt))))  # fmt: skip
+        Col("change_high", "change at high", fmt)),
+        (f"Blank: {RATE_NOTE}.",) if unit == "1/yr" else ()))  # fmt: skip
     still = part[~part.index.isin(moves.index)]
     if len(still):
         rest, rf = keyed(still, "variable", ["low", "base", "high"])

@@ -26,8 +26,10 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from econ.report.workbook import write_cell, write_formula
 from econ.report.xl import Book
 
-# number formats beside NUMBER_FORMATS: large counts, and a share as econ's terminal writes it
-# (one decimal; two below 1 %)
+# number formats beside NUMBER_FORMATS: large counts, and a share (never negative: a
+# probability, a share of the samples, their standard errors) as econ's terminal writes it, one
+# decimal, two below 1 % (LibreOffice drops the minus sign in a section with a condition, so
+# this format is for values >= 0 only)
 MORE_FORMATS = {
     "num_m": '#,##0.00,,"M"',
     "num_b": '#,##0.00,,,"B"',

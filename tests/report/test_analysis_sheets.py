@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import openpyxl
+import pandas as pd
 import pytest
 from xlsx_names import named_range
 
@@ -167,3 +168,42 @@ def test_no_function_of_the_snapshot_sheets_is_longer_than_80_lines(module):
         and f.end_lineno - f.lineno + 1 > LONGEST
     }
     assert long == {}, long
+
+
+def test_the_tornado_of_a_rate_blanks_what_is_above_the_meaningful_range():
+    """An IRR of 1,839,081,408.2 % at a key's high (flows that barely go negative) is not a
+    rate: blank, as econ prints it; the rest as the rates they are."""
+    df = pd.DataFrame(
+        {
+            "output": ["irr_annual"] * 2,
+            "variable": ["contract.value_usd", "finance.discount_rate_annual"],
+            "low": [9e9, 0.06],
+            "high": [11e9, 0.15],
+            "base": [10e9, 0.10],
+            "output_base": [0.25, 0.25],
+            "output_low": [0.40, 0.25],
+            "output_high": [18_390_814.082, 0.25],
+            "change_low": [0.15, 0.0],
+            "change_high": [18_390_813.832, 0.0],
+            "swing": [18_390_813.682, 0.0],
+        }
+    )
+    blocks = analysis_sheets.tornado_blocks(df, "irr_annual", first=False)
+    table = next(b for b in blocks if getattr(b, "name", "") == "irr_annual")
+    levels = next(b for b in blocks if getattr(b, "name", "") == "irr_annual_levels")
+    row = levels.frame.iloc[0]
+    assert row["output_low"] == 0.40 and row["change_low"] == 0.15
+    assert math.isnan(row["output_high"]) and math.isnan(row["change_high"])
+    assert math.isnan(table.frame["swing"].iloc[0])
+    assert list(table.frame["variable"]) == ["contract.value_usd"]  # no effect: listed apart
+    assert table.row_fmt == ["usd_b"]  # the key's values in its unit
+    none = next(b for b in blocks if getattr(b, "name", "") == "irr_annual_none")
+    assert none.row_fmt == ["pct"]
+
+
+def test_shares_are_never_negative(sheet):
+    """The shares' number format writes two decimals below 1 % with a condition, which drops
+    a minus sign in LibreOffice: every value it formats is a share, never negative."""
+    for row in rows_of(sheet, "mc_shares").values():
+        for h in ("value", "standard error"):
+            assert row[h].value is None or row[h].value >= 0
