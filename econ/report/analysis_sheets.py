@@ -202,7 +202,7 @@ def montecarlo_sheet(book: Book, ws, a, mc: dict) -> None:
         "Rank correlations of data/correlations.csv imposed (Iman-Conover); seeded (see Cover). "
         "Every statistic uses all samples, as econ sensitivity montecarlo prints it.",
         "the Monte Carlo",
-        (46, 9) + (11,) * 9,
+        (44, 9) + (11,) * 9,
         tuple(blocks),
         printed=5,
     ))  # fmt: skip
@@ -250,7 +250,9 @@ def shares_block(stats: pd.DataFrame) -> Table:
         ):
             continue
         what = "share without a value" if s == "share undefined" else s
-        rows.append({"what": f"{OUTPUTS.get(o, (o,))[0]}: {what}", "unit": "share",
+        name = "Payback" if o == "payback_months" else OUTPUTS.get(o, (o,))[0]
+        rows.append({"what": f"{name}: {what.replace('within the horizon', 'in the horizon')}",
+                     "unit": "share",
                      "value": v[(o, s)], "se": v.get((o, f"standard error of {s}"), math.nan)})  # fmt: skip
     cols = (Col("what", "probability or share of the samples", "text"), Col("unit", "unit", "text"),
             Col("value", "value", "share"), Col("se", "standard error", "share"))  # fmt: skip
@@ -277,8 +279,8 @@ def voi_blocks(mc: dict) -> list:
                  "bootstrap refits.",))  # fmt: skip
     ev = mc["evppi"].reset_index(drop=True)
     ev = ev.assign(input=ev["key"].map(label))
-    cols = (Col("key", "key", "text"), Col("input", "input", "text"),
-            Col("evppi", "EVPPI [USD]", "usd_m"), Col("evppi_se", "standard error [USD]", "usd_m"),
+    cols = (Col("key", "key", "text"), Col("evppi", "EVPPI [USD]", "usd_m"),
+            Col("evppi_se", "standard error [USD]", "usd_m"),
             Col("share_of_evpi", "share of EVPI", "pct"))  # fmt: skip
     some = ev[ev["evppi"] > 0]
     none = ev[~(ev["evppi"] > 0)]

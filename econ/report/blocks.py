@@ -112,7 +112,7 @@ class Chart:
     x_axis: dict = field(default_factory=dict)
     y_axis: dict = field(default_factory=dict)
     legend: dict = field(default_factory=lambda: {"none": True})
-    size: tuple[int, int] = (560, 300)
+    size: tuple[int, int] = (540, 300)
     subtype: str | None = None
     first: int | None = None
 
