@@ -146,6 +146,30 @@ def test_compare_base_row_equals_summary_json(base, capsys):
     assert c.cumulative_cash["base"].tolist() == h["monthly"]["cumulative_cash_usd"]
 
 
+def test_the_comparison_workbook_has_a_row_a_figure_with_its_unit(base, tmp_path):
+    """Comparison: a row each figure (label, unit, one number format), a column a scenario,
+    the values those of the comparison; a rate above the meaningful range is blank."""
+    import openpyxl
+
+    from econ.constants import IRR_MEANINGFUL_MAX
+    from econ.report import compare as C
+
+    c = D.compare([base, base.with_scenario("bull")], workers=1)
+    c.rows.loc[1, "irr_annual"] = 18_390_814.082  # flows that barely go negative
+    C.workbook(c, tmp_path / "c.xlsx", "2026-01-01T00:00:00+00:00")
+    ws = openpyxl.load_workbook(tmp_path / "c.xlsx")["Comparison"]
+    assert [ws.cell(5, j).value for j in (1, 2, 3, 4)] == ["Figure", "Unit", "base", "bull"]
+    rows = {ws.cell(i, 1).value: i for i in range(6, ws.max_row + 1) if ws.cell(i, 1).value}
+    npv = rows["NPV"]
+    assert ws.cell(npv, 2).value == "USD"
+    assert [ws.cell(npv, j).value for j in (3, 4)] == list(c.rows["npv_usd"])
+    assert len({ws.cell(npv, j).number_format for j in (3, 4)}) == 1
+    irr = rows["IRR"]
+    assert ws.cell(irr, 2).value == "1/yr" and ws.cell(irr, 4).value is None
+    assert IRR_MEANINGFUL_MAX < 18_390_814.082
+    assert ws.cell(rows["Platform"], 3).value == c.rows["platform"].iloc[0]
+
+
 def test_compare_names_base_first_then_every_scenario(base):
     assert D.compare_names(base) == ["base", *base.scenario_names()]
     assert D.compare_names(base, ["bull", "base"]) == ["bull", "base"]

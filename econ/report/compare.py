@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +32,7 @@ FOLDER = "compare"
 WORKBOOK = "comparison.xlsx"
 PNG = "comparison.png"
 
-# column -> (heading, number format) of the comparison table, in this order
+# figure -> (label [unit], number format) of the comparison table, a row each, in this order
 COLUMNS = {
     "scenario": ("Scenario", None),
     "platform": ("Platform", None),
@@ -63,6 +64,7 @@ COLUMNS = {
     ),
 }
 CASH_FORMAT = '$#,##0.00,,,"B";-$#,##0.00,,,"B"'
+RATES = ("irr_annual", "mirr_annual")
 
 
 class CompareOutputError(OSError):
@@ -164,8 +166,8 @@ def _cell(ws, row: int, col: int, x, fmt) -> None:
 
 
 def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
-    """The comparison workbook: the table on "Comparison" (a row a scenario, a column each of
-    COLUMNS, its heading with the unit and its number format) with the payback curves
+    """The comparison workbook: the table on "Comparison" (a row each figure of COLUMNS, with
+    its label, unit and number format, a column each scenario) with the payback curves
     overlaid as a native chart of "Cumulative cash" (cumulative cash by month, a column per
     scenario)."""
     wb = xlsxwriter.Workbook(str(path), {"nan_inf_to_errors": True})
@@ -196,31 +198,46 @@ def _head(ws, look: dict, title: str, snapshot: str) -> None:
 
 
 def _comparison_sheet(wb, ws, look: dict, rows: pd.DataFrame, snapshot: str, facts: str) -> int:
-    """The table of COLUMNS present in ``rows``; returns its last row."""
+    """The comparison: a row each figure of COLUMNS (its label, its unit, one number format),
+    a column each scenario; returns the last row."""
     _head(ws, look, "Scenarios compared", snapshot)
     if facts:
         ws.write_string(2, 0, facts)
     top = 4
-    cols = [k for k in COLUMNS if k in rows.columns]
-    fmts = {k: wb.add_format({"num_format": COLUMNS[k][1]}) if COLUMNS[k][1] else None for k in cols}
-    for j, k in enumerate(cols):
-        ws.write_string(top, j, COLUMNS[k][0], look["head"])
-        ws.set_column(j, j, 14 if j else 18)
-    ws.set_row(top, 45)
-    for i, rec in enumerate(rows[cols].itertuples(index=False), start=top + 1):
-        for j, k in enumerate(cols):
-            _cell(ws, i, j, getattr(rec, k), fmts[k])
-    end = top + len(rows)
+    keys = [k for k in COLUMNS if k in rows.columns and k != "scenario"]
+    for j, text in enumerate(("Figure", "Unit", *map(str, rows["scenario"]))):
+        ws.write_string(top, j, text, look["head"])
+        ws.set_column(j, j, (46, 16)[j] if j < 2 else 14)
+    for i, k in enumerate(keys, start=top + 1):
+        head, number = COLUMNS[k]
+        name, unit = _label_unit(head)
+        ws.write_string(i, 0, name)
+        ws.write_string(i, 1, unit)
+        fmt = wb.add_format({"num_format": number}) if number else None
+        for j, x in enumerate(rows[k], start=2):
+            if k in RATES and isinstance(x, float) and x > IRR_MEANINGFUL_MAX:
+                x = math.nan  # not a meaningful rate: blank, as econ prints '>1,000%'
+            _cell(ws, i, j, x, fmt)
+    end = top + len(keys)
     ws.write_string(
         end + 2,
         0,
-        "Blank payback: none within the horizon. Blank IRR: no rate brings the flows' present "
-        "value to zero. Every figure as econ summary prints it for the scenario.",
+        "Blank payback: none within the horizon. Blank IRR or MIRR: no rate brings the flows' "
+        f"present value to zero, or a rate above {IRR_MEANINGFUL_MAX:,.0%} a year (not a "
+        "meaningful rate). Every figure as econ summary prints it for the scenario.",
     )
-    ws.freeze_panes(top + 1, 1)
+    ws.freeze_panes(top + 1, 2)
     ws.set_landscape()
-    ws.fit_to_pages(1, 0)  # one page wide, as many tall as the scenarios need
+    ws.fit_to_pages(1, 0)  # one page wide, as many tall as the figures need
     return end
+
+
+def _label_unit(head: str) -> tuple[str, str]:
+    """'Contract [MW]' -> ('Contract', 'MW'); a heading without a unit: a count or a ratio."""
+    m = re.fullmatch(r"(.*) \[(.*)\]", head)
+    if m:
+        return m.group(1), m.group(2)
+    return head, "id" if head == "Platform" else "-"
 
 
 def _cash_sheet(wb, cs, look: dict, cash: pd.DataFrame, snapshot: str) -> int:
