@@ -327,7 +327,7 @@ def _pct(x: float) -> str:
 def _irr(x: float) -> str:
     """A rate of return; above the meaningful range not as a rate (docs/model.md, section 6)."""
     if math.isfinite(x) and x > IRR_MEANINGFUL_MAX:
-        return f">{IRR_MEANINGFUL_MAX:.0%}"
+        return f">{IRR_MEANINGFUL_MAX:,.0%}"  # as econ summary: >1,000%
     return _pct(x)
 
 
