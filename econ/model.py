@@ -337,6 +337,18 @@ def gpu_cost_per_mw_month(p: Params, plat: str) -> Array:
     return np.array([tables.buy_per_mw_month(p.a, plat)])
 
 
+def online_mw(p: Params, t: Array, mw: ArrayLike) -> Array:
+    """MW_t [MW] of a contract of ``mw`` MW in months ``t``: in tranches where
+    contract.tranche_mw is set (section 0.3), else on the linear ramp (section 4.1); 0 after
+    the term. The one schedule every command uses (``mw`` broadcasts against ``t``)."""
+    term = p.row("contract.term_months")
+    if "contract.tranche_mw" in p.a.values:
+        return cap.tranche_online(
+            t, mw, p.row("contract.tranche_mw"), p.row("contract.tranche_months"), term
+        )
+    return np.asarray(mw, float) * cap.online_share(t, p.row("contract.ramp_months"), term)
+
+
 def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     """MW online; served speeds; Thr* at the served ultrafast and standard speeds on the
     contract; the GPU cost per token of the standard and fast tiers (sections 0.1, 3.5).
@@ -345,16 +357,7 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
     term = p.row("contract.term_months")
-    if "contract.tranche_mw" in a.values:
-        mw_online = cap.tranche_online(
-            t,
-            p.row("contract.mw"),
-            p.row("contract.tranche_mw"),
-            p.row("contract.tranche_months"),
-            term,
-        )
-    else:
-        mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
+    mw_online = online_mw(p, t, p.row("contract.mw"))
     basis = a.values["capacity.basis"]
     plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
     model = physics.model_from(p)
