@@ -62,7 +62,7 @@ def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
         Result("mkt_q_u", "Calibration share, ultrafast", "share", "pct2",
                f"api_ultrafast_tokens_per_month/{q}", _v(lg.q_u)),
         Result("mkt_q_0", "Calibration share, outside option", "share", "pct2",
-               "1-mkt_q_s-mkt_q_f-mkt_q_u", _v(lg.q_0)),
+               "(1-mkt_q_u)*(1-api_diversion_to_lab_tiers)", _v(lg.q_0)),
         Result("mkt_beta", "Price coefficient, beta", "1 per USD/Mtok", "num4",
                "api_price_elasticity/(api_reference_price_per_mtok_usd*(1-mkt_q_u))", _v(lg.beta)),
         Result("mkt_gamma", "Speed coefficient, gamma", "1 per ln(tokens/s)", "num4",

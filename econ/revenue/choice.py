@@ -66,7 +66,8 @@ def calibrate(
     bundled prices [USD per 1M tokens] and tier speeds [tokens/s], with the ultrafast tier at
     ``price_reference``.
 
-    M = V_u + (V_s + V_f) / D; q_i = V_i / M; q_0 = 1 - q_s - q_f - q_u = (1 - q_u)(1 - D);
+    M = V_u + (V_s + V_f) / D; q_i = V_i / M; q_0 = 1 - q_s - q_f - q_u = (1 - q_u)(1 - D)
+    (the second form: no cancellation as D nears 1);
     beta = elasticity / (price_reference (1 - q_u)) (the ultrafast point elasticity);
     gamma = beta x wtp_doubling / ln 2. Plain logit (lam = 1): alpha_i = ln(q_i / q_0) +
     beta p_i - gamma ln(s_i). Nest {fast, ultrafast} with 0 < lam <= 1: alpha_s as plain;
@@ -76,7 +77,9 @@ def calibrate(
     vs, vf, vu, d = _f(v_standard), _f(v_fast), _f(v_ultrafast), _f(diversion)
     market = vu + (vs + vf) / d
     q_s, q_f, q_u = vs / market, vf / market, vu / market
-    q_0 = 1.0 - q_s - q_f - q_u
+    # the outside share in closed form: 1 - q_s - q_f - q_u cancels to rounding noise (0 or
+    # below) as D nears 1, where (1 - q_u)(1 - D) stays positive and exact
+    q_0 = (1.0 - q_u) * (1.0 - d)
     beta = _f(elasticity) / (_f(price_reference) * (1.0 - q_u))
     gamma = beta * _f(wtp_doubling) / LN2
     lam = _f(lam)
