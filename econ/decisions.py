@@ -232,9 +232,7 @@ def per_delivered_mw_month(a: Assumptions, platform: str) -> tuple[str, float]:
     of buying, docs/model.md 4.2-4.3)."""
     if platform == a.values["contract.platform"]:
         _, online, d = _schedule(a)
-        return "contract rate", _rent_pv(a, a.num("contract.value_usd")) / float(
-            (online * d).sum()
-        )
+        return "contract rate", _rent_pv(a, a.num("contract.value_usd")) / float((online * d).sum())
     rate = a.get(f"hardware.{platform}.rent_usd_per_hour")
     if rate is not None:
         per_month = cost.hourly_rent_per_mw_month(
