@@ -720,11 +720,6 @@ def test_the_reported_terms_deliver_250_mw_a_year(base):
         assert row["source"].strip() and row["key"].startswith(("contract.", "horizon."))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="econ.decisions._schedule reads the linear ramp, not the contract's tranches: under "
-    "tranches the B300's MW are not bought at its hourly rent",
-)
 def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
     """At its hourly rent a B300 MW-month costs 1,281,578.95 USD; the budget buys the MW X
     whose delivered MW-months (the same tranches of 250 MW a year) cost the budget:
@@ -735,6 +730,17 @@ def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
     x = (20e9 / per_mw_month - 12 * 250 - 12 * 500) / 12
     assert x == pytest.approx(550.48, abs=0.01)
     assert D.platform_mw(a, "b300", 20e9) == pytest.approx(x, rel=1e-9)
+
+
+def test_platforms_stop_at_what_the_tranches_deliver(base):
+    """40e9 USD at the B300's 1,281,578.95 USD per MW-month pays 31,212 MW-months; the tranches
+    deliver at most 12 x (250 + 500 + 750) = 18,000 in the 36-month term (750 MW from month 25
+    on), so the B300 row stops at 750 MW and says so."""
+    a = base.with_scenario("reported_terms")
+    assert 40e9 / (4.0 * 730.5 * 1000 / (1.9 * 1.2)) > 18_000
+    assert D.platform_mw(a, "b300", 40e9) == 750.0
+    row = D.PlatformRow(a, 40e9)("b300")
+    assert row["mw"] == 750.0 and "more than the tranches deliver (750 MW" in row["note"]
 
 
 def test_sweep_csv_and_json(tmp_path, capsys):
