@@ -1,0 +1,514 @@
+"""The Capacity sheet's rows, one declaration each (docs/extending.md, "A row of the workbook").
+
+Each row states once its defined name, label, unit, number format, formula (on the workbook's
+defined names) and the Python model's value; ``econ/report/capacity_sheet.py`` renders the list.
+Besides the declarations of ``econ/report/rows.py`` (``Section``, ``Result``), the sheet has:
+
+- ``Note``: an italic line under a block title;
+- ``Across``: one row with a named cell per key (a tier): ``{key}`` in the name and formula;
+- ``Table``: one row per item (a frontier point, a layout), one ``Column`` declaration each;
+  ``[col]`` in a column's formula is the same row's cell of column ``col``, ``[col+1]`` the next
+  row's, ``{i}`` the item's number (1, 2, ...); each column is the defined name
+  ``<table>_<col>``;
+- ``Grid``: layouts down, serving speeds across (``[head]``: the column's speed);
+- ``Marked``: a value of the econ run that cannot be a live formula, styled "rerun econ" and
+  listed on Checks (docs/model.md, section 8).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from econ.assumptions import TABLES, Assumptions
+from econ.compute import capacity as cap
+from econ.compute import physics, tables
+from econ.model import Results
+from econ.report.inputs import STAGE_MULTIPLIERS as LEGACY_STAGE_MULTIPLIERS
+from econ.report.labels import COLUMN_LABELS
+from econ.report.rows import Result, Section
+
+HW_FIELDS = ("memory_gb", "bandwidth_tb_s", "tflops", "power_kw", "domain_chips",
+             "hop_latency_us", "layer_latency_us", "link_gb_s", "efficiency", "frontier_scale",
+             "price_usd", "life_years")  # fmt: skip
+CURVE_TIERS = ("ultrafast", "standard")  # the tier speeds whose throughput feeds the money
+
+
+@dataclass(frozen=True)
+class Note:
+    text: str
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header of the ``Across`` rows below it: a title in the label column, then the keys."""
+
+    title: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Across:
+    """One row, a named cell per key (``values``: key -> the Python value)."""
+
+    name: str
+    label: str
+    unit: str
+    fmt: str
+    formula: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a ``Table``: ``formula`` None writes ``values`` as text (a row label)."""
+
+    name: str
+    header: str
+    unit: str
+    fmt: str
+    formula: str | None
+    values: tuple
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True)
+class Grid:
+    """``cell`` at layout ``{i}`` and speed ``{j}``; ``head`` the speed of column ``{j}``."""
+
+    name: str
+    title: str
+    head_label: str
+    head: str
+    head_values: tuple[float, ...]
+    rows: tuple[str, ...]
+    fmt: str
+    cell: str
+    values: tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True)
+class Marked:
+    name: str
+    label: str
+    unit: str
+    fmt: str
+    value: float
+    match: str | None = None
+
+
+def f(x: Any) -> float:
+    """A scalar of the run (scenario 0 of an array) as a float."""
+    return float(np.asarray(x, float).reshape(-1)[0])
+
+
+def declarations(a: Assumptions, r: Results) -> list:
+    """Every live row of the Capacity sheet, top to bottom."""
+    return [*platform_rows(a), *knot_table(a), *curve_rows(a), *gpu_rows(a),
+            *physics_rows(a), *layout_table(a), *grids(a), *served_rows(a, r),
+            *agent_rows(a)]  # fmt: skip
+
+
+# fmt: off
+def platform_rows(a: Assumptions) -> list:
+    plat = str(a.values["contract.platform"])
+    out: list = [
+        Section("The contract platform"),
+        Result("cap_platform", "Contract platform", "id", "text", "contract_platform", plat),
+        Result("cap_hw_row", "Its row in hardware.csv", "row", "num",
+               "MATCH(cap_platform,hardware_ids,0)", float(a.platforms().index(plat) + 1)),
+    ]
+    for c in HW_FIELDS:
+        v = a.values.get(f"hardware.{plat}.{c}")
+        unit = TABLES["hardware"].columns[c].unit + (" (0: none)" if c == "link_gb_s" else "")
+        out.append(Result(f"cap_{c}", f"  {COLUMN_LABELS[c]}", unit,
+                          "usd" if c == "price_usd" else "g",
+                          f"N(INDEX(hardware_{c},cap_hw_row))", 0.0 if v is None else float(v)))
+    return out
+
+
+FIRST, LAST = "[platform]<>[platform-1]", "[platform]<>[platform+1]"
+# the three-point estimate at a curve's ends (section 3.1; scipy's PchipInterpolator)
+END3 = (f"IF(OR([n]<3,AND(NOT({FIRST}),NOT({LAST}))),0,IF({FIRST},"
+        "((2*[h]+[h+1])*[m]-[h]*[m+1])/([h]+[h+1]),((2*[h-1]+[h-2])*[m-1]-[h-1]*[m-2])/([h-1]+[h-2])))")
+M0, M1 = f"IF({FIRST},[m],[m-1])", f"IF({FIRST},[m+1],[m-2])"
+END = (f"IF([end3]=0,0,IF(SIGN([end3])<>SIGN({M0}),0,"
+       f"IF(AND(SIGN({M0})<>SIGN({M1}),ABS([end3])>3*ABS({M0})),3*{M0},[end3])))")
+W1, W2 = "(2*[h]+[h-1])", "([h]+2*[h-1])"
+SLOPE = (f"IF([n]=1,0,IF([n]=2,IF({LAST},[m-1],[m]),IF(OR({FIRST},{LAST}),[end],"
+         f"IF(OR(SIGN([m-1])<>SIGN([m]),[m-1]=0,[m]=0),0,({W1}+{W2})/({W1}/[m-1]+{W2}/[m])))))")
+
+
+def knot_table(a: Assumptions) -> list:
+    """The frontier's PCHIP in log-log space, one row per point of frontier.csv (as on Tables)."""
+    cols: dict[str, list] = {k: [] for k in ("id", "platform", "speed", "throughput", "x", "y",
+                                             "n", "h", "m", "end3", "end", "d")}
+    for p in a.platforms():
+        xs, ys = a.frontier_points(p)
+        k = cap.pchip_knots(xs, ys)
+        n = len(xs)
+        for i, fid in enumerate(a.frontier_ids(p)):
+            inner = i < n - 1
+            end3 = _end3(k, i) if n >= 3 and i in (0, n - 1) else 0.0
+            for key, v in (("id", fid), ("platform", p), ("speed", xs[i]), ("throughput", ys[i]),
+                           ("x", k["x"][i]), ("y", k["y"][i]), ("n", n),
+                           ("h", k["h"][i] if inner else 0), ("m", k["m"][i] if inner else 0),
+                           ("end3", end3), ("end", k["d"][i] if end3 else 0), ("d", k["d"][i])):
+                cols[key].append(v if isinstance(v, str) else float(v))
+    C = lambda name, head, unit, fmt, formula: Column(name, head, unit, fmt, formula,  # noqa: E731
+                                                      tuple(cols[name]))
+    return [
+        Section("Frontier curves in log-log space (PCHIP knots; rows as on Tables)"),
+        Note("h, m: to the platform's next point (0 at its last); end slopes: at a platform's "
+             "first and last points (0 inside); a platform starts where the one above differs."),
+        Table("pchip", (
+            C("id", "Point", "id", "text", "INDEX(frontier_ids,{i})"),
+            C("platform", "Platform", "id", "text", "INDEX(frontier_platform,{i})"),
+            C("speed", "Speed", "tokens/s/user", "num", "INDEX(frontier_tokens_per_s_per_user,{i})"),
+            C("throughput", "Throughput", "tokens/s/MW", "num",
+              "INDEX(frontier_tokens_per_s_per_mw,{i})"),
+            C("x", "x = ln speed", "ln", "num4", "LN([speed])"),
+            C("y", "y = ln thr", "ln", "num4", "LN([throughput])"),
+            C("n", "Points n", "points", "num", "COUNTIF(pchip_platform,[platform])"),
+            C("h", "h = next x - x", "ln", "num4", f"IF({LAST},0,[x+1]-[x])"),
+            C("m", "m = secant slope", "-", "num4", f"IF({LAST},0,([y+1]-[y])/[h])"),
+            C("end3", "End slope, 3-point", "-", "num4", END3),
+            C("end", "End slope, limited", "-", "num4", END),
+            C("d", "Slope d (PCHIP)", "-", "num4", SLOPE),
+        )),
+    ]
+# fmt: on
+
+
+def _end3(k: dict, i: int) -> float:
+    h, m = k["h"], k["m"]
+    j, s = (0, 1) if i == 0 else (i - 1, -1)  # the end interval, then the next one inwards
+    return ((2 * h[j] + h[j + s]) * m[j] - h[j] * m[j + s]) / (h[j] + h[j + s])
+
+
+def _segment(a: Assumptions, plat: str, speed: float) -> dict[str, float]:
+    """The Python values of a tier's rows of the curve block (cap.pchip_segment, hermite)."""
+    xs, ys = a.frontier_points(plat)
+    kn = cap.pchip_knots(xs, ys)
+    n = len(xs)
+    i, t = (0, 0.0)
+    if n > 1:
+        si, st = cap.pchip_segment(kn["x"], np.log(np.clip(speed, min(xs), max(xs))))
+        i, t = int(si), float(st)
+    first = [p for p in a.platforms() for _ in a.frontier_ids(p)].index(plat) + 1
+    out = {"speed": speed, "first": first, "points": n, "lo": min(xs), "hi": max(xs),
+           "covers": bool(cap.covers(xs, speed)), "index": first + i, "t": t,
+           "h": kn["h"][i] if n > 1 else 0.0, "y0": kn["y"][i],
+           "y1": kn["y"][i + 1] if n > 1 else kn["y"][i], "d0": kn["d"][i],
+           "d1": kn["d"][i + 1] if n > 1 else 0.0,
+           "w00": 2 * t**3 - 3 * t**2 + 1, "w10": t**3 - 2 * t**2 + t,
+           "w01": -2 * t**3 + 3 * t**2, "w11": t**3 - t**2}  # fmt: skip
+    out["lny"] = (out["w00"] * out["y0"] + out["w10"] * out["h"] * out["d0"]
+                  + out["w01"] * out["y1"] + out["w11"] * out["h"] * out["d1"])  # fmt: skip
+    data = tables.data_throughput(a, plat, speed)
+    out["data"] = float(data) if np.isfinite(data) else 0.0
+    return {k: v if isinstance(v, bool) else float(v) for k, v in out.items()}
+
+
+# fmt: off
+CURVE = (  # name, label, unit, format, formula; {key}: the tier
+    ("speed", "Speed", "tokens/s/user", "num", "tiers_{key}_tokens_per_s"),
+    ("first", "First point of the platform", "row", "num", "MATCH(cap_platform,pchip_platform,0)"),
+    ("points", "Points", "points", "num", "COUNTIF(pchip_platform,cap_platform)"),
+    ("lo", "Slowest point", "tokens/s/user", "num", "INDEX(pchip_speed,cap_first_{key})"),
+    ("hi", "Fastest point", "tokens/s/user", "num",
+     "INDEX(pchip_speed,cap_first_{key}+cap_points_{key}-1)"),
+    ("covers", "The curve covers the speed", "TRUE/FALSE", "bool",
+     "AND(cap_speed_{key}>=cap_lo_{key}*(1-constant_cover_rtol),"
+     "cap_speed_{key}<=cap_hi_{key}*(1+constant_cover_rtol))"),
+    ("index", "Interval: its first point", "row", "num",
+     'cap_first_{key}+MIN(MAX(COUNTIFS(pchip_platform,cap_platform,pchip_speed,"<="&cap_speed_{key}),'
+     "1),MAX(cap_points_{key}-1,1))-1"),
+    ("t", "Position in the interval, t", "-", "num4",
+     "IF(cap_points_{key}=1,0,(LN(MIN(MAX(cap_speed_{key},cap_lo_{key}),cap_hi_{key}))"
+     "-INDEX(pchip_x,cap_index_{key}))/INDEX(pchip_h,cap_index_{key}))"),
+    ("h", "Interval width, h", "ln", "num4", "INDEX(pchip_h,cap_index_{key})"),
+    ("y0", "ln throughput at the interval's start, y0", "ln", "num4",
+     "INDEX(pchip_y,cap_index_{key})"),
+    ("y1", "ln throughput at the interval's end, y1", "ln", "num4",
+     "IF(cap_points_{key}=1,cap_y0_{key},INDEX(pchip_y,cap_index_{key}+1))"),
+    ("d0", "Slope at the interval's start, d0", "-", "num4", "INDEX(pchip_d,cap_index_{key})"),
+    ("d1", "Slope at the interval's end, d1", "-", "num4",
+     "IF(cap_points_{key}=1,0,INDEX(pchip_d,cap_index_{key}+1))"),
+    ("w00", "Hermite weight of y0, 2t^3 - 3t^2 + 1", "-", "num4",
+     "2*cap_t_{key}^3-3*cap_t_{key}^2+1"),
+    ("w10", "Hermite weight of h d0, t^3 - 2t^2 + t", "-", "num4",
+     "cap_t_{key}^3-2*cap_t_{key}^2+cap_t_{key}"),
+    ("w01", "Hermite weight of y1, -2t^3 + 3t^2", "-", "num4", "-2*cap_t_{key}^3+3*cap_t_{key}^2"),
+    ("w11", "Hermite weight of h d1, t^3 - t^2", "-", "num4", "cap_t_{key}^3-cap_t_{key}^2"),
+    ("lny", "ln throughput on the curve (cubic Hermite)", "ln", "num4",
+     "cap_w00_{key}*cap_y0_{key}+cap_w10_{key}*cap_h_{key}*cap_d0_{key}"
+     "+cap_w01_{key}*cap_y1_{key}+cap_w11_{key}*cap_h_{key}*cap_d1_{key}"),
+    ("data", "Data-curve throughput x scale (0: not covered)", "tokens/s/MW", "num",
+     "IF(cap_covers_{key},cap_frontier_scale*IF(cap_points_{key}=1,"
+     "INDEX(pchip_throughput,cap_first_{key}),EXP(cap_lny_{key})),0)"),
+)
+# fmt: on
+
+
+def curve_rows(a: Assumptions) -> list:
+    """The contract platform's curve at the tier speeds that feed the money (data basis)."""
+    plat = str(a.values["contract.platform"])
+    seg = {t: _segment(a, plat, a.num(f"tiers.{t}.tokens_per_s")) for t in CURVE_TIERS}
+    return [
+        Section("The curve at the ultrafast and standard tier speeds (data basis)"),
+        Header("Tier speed", CURVE_TIERS),
+        *[
+            Across(
+                f"cap_{k}_{{key}}", label, unit, fmt, formula, {t: seg[t][k] for t in CURVE_TIERS}
+            )
+            for k, label, unit, fmt, formula in CURVE
+        ],
+    ]
+
+
+# fmt: off
+def gpu_rows(a: Assumptions) -> list:
+    """Whether the GPU platform's curve covers the standard and fast speeds (the data basis
+    prices a GPU token from it; section 0.1)."""
+    gpu = str(a.values["capacity.gpu_platform"])
+    xs, _ = a.frontier_points(gpu)
+    ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
+    speeds = [a.num(f"tiers.{t}.tokens_per_s") for t in ("standard", "fast")]
+    both = "tiers_standard_tokens_per_s,tiers_fast_tokens_per_s"
+    return [
+        Section("The GPU platform's curve (data basis: the GPU cost per token)"),
+        Result("gpu_first", "First point of the GPU platform", "row", "num",
+               "MATCH(capacity_gpu_platform,pchip_platform,0)",
+               float(ids.index(a.frontier_ids(gpu)[0]) + 1) if xs else 0.0),
+        Result("gpu_points", "Points", "points", "num",
+               "COUNTIF(pchip_platform,capacity_gpu_platform)", float(len(xs))),
+        Result("gpu_lo", "Slowest point", "tokens/s/user", "num", "INDEX(pchip_speed,gpu_first)",
+               min(xs) if xs else 0.0),
+        Result("gpu_hi", "Fastest point", "tokens/s/user", "num",
+               "INDEX(pchip_speed,gpu_first+gpu_points-1)", max(xs) if xs else 0.0),
+        Result("gpu_covers", "The curve covers the standard and fast speeds", "TRUE/FALSE", "bool",
+               f"IF(gpu_points>0,AND(MIN({both})>=gpu_lo*(1-constant_cover_rtol),"
+               f"MAX({both})<=gpu_hi*(1+constant_cover_rtol)),FALSE)",
+               bool(xs) and all(bool(cap.covers(xs, s)) for s in speeds)),
+    ]
+# fmt: on
+
+
+@dataclass
+class Physics:
+    """The Python values of the physics rows (section 3.2-3.4) on the contract platform."""
+
+    a: Assumptions
+    v: dict[str, float] = field(default_factory=dict)
+    terms: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        a = self.a
+        m, ch = tables.served_model(a), tables.chip(a, str(a.values["contract.platform"]))
+        hold, read, kv = (float(x) for x in physics.weight_bytes(m))
+        n_w, k_min = (float(x) for x in physics.layout(m, ch))
+        rate, link = float(physics.read_rate(ch)), float(ch.link_gb_s) * 1e9
+        x_hop = float(m.d_model) * float(m.bytes_per_param)
+        layers = float(m.layers) * float(ch.layer_latency_us) * 1e-6
+        hop = float(ch.hop_latency_us) * 1e-6
+        self.v = {"w_hold": hold, "w_read": read, "kv": kv, "n_w": n_w, "k_min": k_min,
+                  "rate": rate, "x_hop": x_hop, "link": link if np.isfinite(link) else 0.0,
+                  "w_time": read / rate, "kv_time": kv / rate, "layers_time": layers,
+                  "hop_time": hop, "compute": float(physics.compute_bound(m, ch)),
+                  "per_mw": float(physics.per_mw(ch, a.num("facility.pue"))),
+                  "ceiling": float(physics.ceiling(m, ch)),
+                  "spec": float(m.speculative_speedup)}  # fmt: skip
+        for mk in LEGACY_STAGE_MULTIPLIERS:
+            t = physics.layout_terms(math.ceil(mk * k_min), hop, layers, read / rate, kv / rate,
+                                     x_hop, link, float(ch.domain_chips),
+                                     float(ch.memory_gb) * 1e9, hold, kv)  # fmt: skip
+            self.terms.append(tuple(float(x) for x in t))
+
+    def grid(self, speed: float) -> tuple[tuple[float, ...], ...]:
+        """A stage group's output by layout (rows) and serving speed (columns) [tokens/s]."""
+        return tuple(
+            tuple(
+                float(physics.group_output(speed * ms, self.v["spec"], a_k, 1.0 / d_k, b_k))
+                for ms in physics.SPEED_MULTIPLIERS
+            )  # fmt: skip
+            for _k, a_k, d_k, b_k in self.terms
+        )
+
+
+P = "model_"  # the served model's inputs (models.csv through the model.* keys)
+
+# fmt: off
+PHYSICS = (  # name, label, unit, format, formula
+    ("w_hold", "Weights held, W_hold", "bytes", "sci", f"{P}params*{P}bytes_per_param"),
+    ("w_read", "Weights read a step, W_read", "bytes", "sci", f"phys_w_hold*{P}active_param_share"),
+    ("kv", "KV cache of a stream", "bytes", "sci", f"{P}context_tokens*{P}kv_bytes_per_token"),
+    ("n_w", "Chips to hold the weights, n_w", "chips", "num",
+     "MAX(ROUNDUP(phys_w_hold/(cap_memory_gb*constant_bytes_per_gb)*(1-constant_chip_rounding),0),1)"),
+    ("k_min", "Fewest stages, k_min", "stages", "num", "ROUNDUP(phys_n_w/cap_domain_chips,0)"),
+    ("rate", "Achieved bandwidth of a stage, R", "bytes/s", "sci",
+     "cap_domain_chips*cap_bandwidth_tb_s*constant_bytes_per_tb*cap_efficiency"),
+    ("x_hop", "Bytes a stream sends a hop", "bytes", "num", f"{P}d_model*{P}bytes_per_param"),
+    ("link", "Link bandwidth (0 = not limiting)", "bytes/s", "sci",
+     "cap_link_gb_s*constant_bytes_per_gb"),
+    ("w_time", "Weights' read time, W_read / R", "s", "sci", "phys_w_read/phys_rate"),
+    ("kv_time", "A stream's KV read time, KV / R", "s", "sci", "phys_kv/phys_rate"),
+    ("layers_time", "Layers' fixed time a step", "s", "sci",
+     f"{P}layers*cap_layer_latency_us*constant_seconds_per_us"),
+    ("hop_time", "Hop latency", "s", "sci", "cap_hop_latency_us*constant_seconds_per_us"),
+    ("compute", "Compute limit of a stage group, B_fl x s", "tokens/s", "num",
+     f"cap_domain_chips*cap_tflops*constant_flops_per_tflops*(2/{P}bytes_per_param)*cap_efficiency"
+     f"/(2*{P}params*{P}active_param_share*(1+{P}prefill_tokens_per_output))"),
+    ("per_mw", "Facility MW factor, 1000 / (g power_kw PUE)", "1/MW", "num4",
+     "constant_kw_per_mw/(cap_domain_chips*cap_power_kw*facility_pue)"),
+    ("ceiling", "Per-user ceiling, s_ceil", "tokens/s/user", "num1",
+     f"{P}speculative_speedup/(phys_w_time+IF(phys_k_min>=2,phys_k_min,0)*phys_hop_time"
+     "+phys_layers_time)"),
+)
+# fmt: on
+
+
+def physics_rows(a: Assumptions) -> list:
+    ph = Physics(a)
+    return [
+        Section("The physics of the served model on the contract platform (sections 3.2-3.4)"),
+        Note(
+            "Speculative decoding is taken to cost no extra compute and a mixture of experts to "
+            "read its active share whatever the batch: both optimistic."
+        ),  # fmt: skip
+        *[
+            Result(f"phys_{k}", label, unit, fmt, formula, ph.v[k])
+            for k, label, unit, fmt, formula in PHYSICS
+        ],  # fmt: skip
+    ]
+
+
+# fmt: off
+def layout_table(a: Assumptions) -> list:
+    """Version 2's layouts (multiples of k_min): an illustration of the physics envelope."""
+    terms = Physics(a).terms
+    col = lambda j: tuple(t[j] for t in terms)  # noqa: E731
+    return [
+        Section("Layouts: stages, hops, step time and memory room (multiples of k_min)"),
+        Table("phys_layout", (
+            Column("label", "Layout", "", "text", None,
+                   tuple(f"layout {j + 1}" for j in range(len(terms)))),
+            Column("multiple", "Multiple of k_min", "x", "num2",
+                   "INDEX(constant_stage_multipliers,{i})", tuple(LEGACY_STAGE_MULTIPLIERS)),
+            Column("k", "Stages k", "stages", "num", "ROUNDUP([multiple]*phys_k_min,0)", col(0)),
+            Column("hops", "Hops h(k)", "hops", "num", "IF([k]>=2,[k],0)",
+                   tuple(k if k >= 2 else 0.0 for k in col(0))),
+            Column("a", "a_k = F(k) + W/R", "s", "sci",
+                   "[hops]*phys_hop_time+phys_layers_time+phys_w_time", col(1)),
+            Column("d", "D_k", "s a stream", "sci",
+                   "phys_kv_time+IF(phys_link>0,[hops]*phys_x_hop/phys_link,0)", col(2)),
+            Column("b", "Memory room b_k", "streams", "num1",
+                   "([k]*cap_domain_chips*cap_memory_gb*constant_bytes_per_gb-phys_w_hold)"
+                   "/([k]*phys_kv)", col(3)),
+        )),
+    ]
+
+
+def grids(a: Assumptions) -> list:
+    """A stage group's output at each tier speed by layout and serving speed, and the physics
+    envelope over them (an illustration; econ's envelope takes the stage candidates of section
+    0.1: the snapshot tables below)."""
+    ph = Physics(a)
+    out: list = []
+    for tier in CURVE_TIERS:
+        s_t = a.num(f"tiers.{tier}.tokens_per_s")
+        values = ph.grid(s_t)
+        best = max(0.0, max(max(row) for row in values))
+        out += [
+            Grid(f"phys_grid_{tier}",
+                 f"Output of a stage group [tokens/s] at the {tier} speed, by layout (rows) and "
+                 "serving speed (columns)", "serving speed s' = s x [tokens/s/user]",
+                 f"INDEX(constant_speed_multipliers,{{j}})*cap_speed_{tier}",
+                 tuple(s_t * ms for ms in physics.SPEED_MULTIPLIERS),
+                 tuple(f"layout {j + 1}" for j in range(len(values))), "num_feasible",
+                 f"MIN(({P}speculative_speedup-[head]*INDEX(phys_layout_a,{{i}}))"
+                 "/INDEX(phys_layout_d,{i}),[head]*INDEX(phys_layout_b,{i}))", values),
+            Result(f"phys_envelope_{tier}",
+                   f"Envelope at the {tier} speed (illustration)",
+                   "tokens/s/MW", "num",
+                   f"MIN(MAX(0,MAX(phys_grid_{tier})),phys_compute)*phys_per_mw",
+                   min(best, ph.v["compute"]) * ph.v["per_mw"]),
+        ]
+    return out
+# fmt: on
+
+
+MARKED_NOTE = (
+    "Values of the econ run (purple on grey: rerun econ after changing the platforms, the basis, "
+    "hardware, the served model, the frontier or the tier speeds):",
+    "the served speed that maximises the NPV over the candidates and the realisation factor eta "
+    "of the transferred basis are computed by econ, not by the sheet.",
+)
+
+
+# fmt: off
+def served_rows(a: Assumptions, r: Results) -> list:
+    """The served model of the run (section 0.1): served speeds, throughputs that feed the money,
+    GPU cost per output token, ceilings and realisation factors. Marked values, each named and
+    listed in the inventory (Checks); the GPU cost follows capacity.gpu_cost_per_mtok_usd live."""
+    served_u = f(r.served_tokens_per_s_ultrafast)
+    if not np.isfinite(served_u):  # not offered: no ultrafast use; the tier speed keeps units
+        served_u = a.num("tiers.ultrafast.tokens_per_s")
+    etas = sorted((k.removeprefix("eta."), x) for k, x in r.parts.items() if k.startswith("eta."))
+    return [
+        Section("The served model of the econ run: what feeds the money (section 0.1)"),
+        *[Note(text) for text in MARKED_NOTE],
+        Marked("served_standard", "Standard tier's served speed", "tokens/s/user", "num1",
+               f(r.served_tokens_per_s_standard)),
+        Marked("served_fast", "Fast tier's served speed", "tokens/s/user", "num1",
+               f(r.served_tokens_per_s_fast)),
+        Marked("served_ultrafast", "Ultrafast served speed (none: the tier speed)", "tokens/s/user", "num1", served_u),
+        Marked("ultrafast_offered", "The contract serves ultrafast (1 = yes)", "flag",
+               "num", 1.0 if np.isfinite(f(r.served_multiplier)) else 0.0),
+        Marked("thr_ultrafast", "Thr* at the ultrafast served speed (0: none)",
+               "tokens/s/MW", "num", f(r.throughput_per_mw),
+               match="Throughput at the served ultrafast speed [tokens/s/MW]"),
+        Marked("thr_standard", "Thr* at the standard served speed (backfill)",
+               "tokens/s/MW", "num", f(r.throughput_per_mw_standard),
+               match="Throughput at the standard served speed [tokens/s/MW]"),
+        Marked("gpu_cost_standard_run", "GPU cost of a standard token, g$_std (the run)",
+               "USD per 1M tokens", "usd2", f(r.gpu_cost_standard)),
+        Marked("gpu_cost_fast_run", "GPU cost of a fast token, g$_fast (the run)",
+               "USD per 1M tokens", "usd2", f(r.gpu_cost_fast)),
+        Marked("ceiling_contract", "Per-user ceiling on the contract platform", "tokens/s/user",
+               "num", f(r.ceiling_contract)),
+        Marked("ceiling_gpu", "Per-user ceiling on the GPU platform", "tokens/s/user", "num",
+               f(r.ceiling_gpu)),
+        *[Marked(f"eta_{k}", f"Realisation eta of {k} (transferred basis)", "-", "num4",
+                 f(x)) for k, x in etas],
+        *[Result(f"gpu_cost_{t}", f"GPU cost of a {t} token, g$ (input if set)", "USD per 1M tokens", "usd2",
+                 "IF(ISNUMBER(capacity_gpu_cost_per_mtok_usd),capacity_gpu_cost_per_mtok_usd,"
+                 f"gpu_cost_{t}_run)", f(getattr(r, f"gpu_cost_{t}")))
+          for t in ("standard", "fast")],
+    ]
+
+
+def agent_rows(a: Assumptions) -> list:
+    """An agent's task: sequential calls at each tier's speed (live)."""
+    tiers = a.tier_ids()
+    times = {t: cap.agent_task_time(a.num("agent.calls"), a.num("agent.output_tokens_per_call"),
+                                    a.num(f"tiers.{t}.tokens_per_s"), a.num("agent.ttft_s"),
+                                    a.num("agent.p99_multiplier")) for t in tiers}
+    return [
+        Section("Agent task: sequential calls at each tier's speed (live)"),
+        Header("Tier", tiers),
+        Across("agent_median_{key}", "Median task time", "s", "num2",
+               "agent_calls*(agent_ttft_s+agent_output_tokens_per_call/tiers_{key}_tokens_per_s)",
+               {t: f(times[t][0]) for t in tiers}),
+        Across("agent_p99_{key}", "P99 task time", "s", "num2",
+               "agent_median_{key}*agent_p99_multiplier", {t: f(times[t][1]) for t in tiers}),
+    ]
+# fmt: on
