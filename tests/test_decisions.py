@@ -707,9 +707,9 @@ def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
     assert abs(grid[np.argmax(npv)] - best) <= 1500 / 299
     code, out, err = run(["summary", "--data", str(DATA)], capsys)
     assert code == 0, err
-    m = re.search(
-        r"At the contract's rate \(\$(\d+)k per MW-month\) the NPV is highest at "
-        r"([\d,]+) MW: \$([\d.]+)B",
+    m = re.search(  # the summary wraps to the terminal's width: any space may be a newline
+        r"At\s+the\s+contract's\s+rate\s+\(\$(\d+)k\s+per\s+MW-month\)\s+the\s+NPV\s+is\s+"
+        r"highest\s+at\s+([\d,]+)\s+MW:\s+\$([\d.]+)B",
         out,
     )
     assert m, out
