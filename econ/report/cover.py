@@ -12,6 +12,7 @@ and written below the printed area.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,6 @@ from econ import __version__
 from econ.assumptions import Assumptions, path_text
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
 from econ.payback import NO_IRR, NO_SIGN_CHANGE
-from econ.report.inputs import fit_row
 from econ.report.summary import IRR_UNDEFINED, physics_sentence
 from econ.report.workbook import QUESTION, write_cell, write_formula
 from econ.report.xl import Book
@@ -401,10 +401,10 @@ def _sentences(book: Book, ws, said: list[Sentence], row: int) -> int:
     ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
     for d in (d for d in said if not d.stale):
         row += 1
-        ws.write_string(row, 0, d.label, s("label"))
+        ws.write_string(row, 0, d.label, s("label", valign="top"))
         formula = f"=IF({COMPUTABLE},{d.formula},cover_cannot)"
         write_formula(ws, row, 1, formula, d.text, s("wrap"))
-        fit_row(ws, row, (d.text, SENTENCE_WIDTH))
+        _fit(ws, row, d.text)
         book.name(f"cover_{d.name}", f"'Cover'!$B${row + 1}")
     row += 2
     ws.write_string(row, 0, "From the run (rerun econ after changing inputs)", s("section"))
@@ -412,10 +412,22 @@ def _sentences(book: Book, ws, said: list[Sentence], row: int) -> int:
     book.name("cover_stale", f"'Cover'!$B${row + 1}")
     for d in (d for d in said if d.stale):
         row += 1
-        ws.write_string(row, 0, d.label, s("label"))
+        ws.write_string(row, 0, d.label, s("label", valign="top"))
         ws.write_string(row, 1, d.text, s("wrap", "rerun"))
-        fit_row(ws, row, (d.text, SENTENCE_WIDTH))
+        _fit(ws, row, d.text)
     return row
+
+
+def _fit(ws, row: int, text: str) -> None:
+    """A sentence's row as tall as its lines: about 1.15 characters of a proportional font to
+    a unit of column width (spreadsheet applications do not all grow a row for wrapped text
+    when they open a file)."""
+    lines = math.ceil(len(text) / (SENTENCE_WIDTH * CHARS_PER_WIDTH))
+    if lines > 1:
+        ws.set_row(row, 15 * lines)
+
+
+CHARS_PER_WIDTH = 1.15
 
 
 def _headline(book: Book, ws, head: dict, row: int) -> int:
