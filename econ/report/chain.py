@@ -183,7 +183,7 @@ def buy_results(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]
 
 
 def _buy_values(a: Assumptions, r: Results, analysis: dict) -> dict[str, float]:
-    """The Python values of the helper results of buying, from the rows' own values."""
+    """The Python values of the intermediate results of buying, from the rows' own values."""
     flows = analysis["cost_flows"]
     T = int(a.values["contract.term_months"])
     m = months()

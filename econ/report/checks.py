@@ -144,7 +144,7 @@ def _total_format(fmt: str) -> str:
 
 
 # the rate the second routes discount at, re-derived from the input (not read from Payback)
-RATE_HELPERS = (
+RATE_CELLS = (
     ("check_monthly_rate", "Monthly discount rate, re-derived from the annual rate", "1/month",
      "pct3", "EXP(LN(1+finance_discount_rate_annual)/constant_months_per_year)-1"),
     ("check_v", "Monthly discount factor, re-derived: 1 / (1 + monthly rate)", "-", "num4",
@@ -302,7 +302,7 @@ def _rates(book: Book, ws, a: Assumptions, row: int) -> int:
         "conversion.extra_churn_after_term_monthly"
     )
     values = {"check_monthly_rate": v, "check_v": 1.0 / (1.0 + v), "check_tail_churn": churn}
-    for name, label, unit, fmt, formula in RATE_HELPERS:
+    for name, label, unit, fmt, formula in RATE_CELLS:
         row += 1
         ws.write_string(row, 0, label, s("label"))
         ws.write_string(row, 1, unit, s("unit"))

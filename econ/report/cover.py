@@ -48,7 +48,7 @@ STALE = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; reru
 
 @dataclass(frozen=True)
 class Part:
-    """A helper cell of the Cover's sentences: named ``cover_<name>``; ``guard``: blank (or
+    """A intermediate cell of the Cover's sentences: named ``cover_<name>``; ``guard``: blank (or
     FALSE) when the live model cannot compute the choices made."""
 
     name: str
@@ -89,7 +89,7 @@ def plural(n: int | float, word: str) -> str:
 
 
 def parts(h: dict[str, Any]) -> list[Part]:
-    """The helper cells, with their values in this run."""
+    """The intermediate cells, with their values in this run."""
     v = _values(h)
     return _words(h) + _answer_parts(h, v) + _return_parts(v) + _capacity_parts(h, v)
 
@@ -376,7 +376,7 @@ GUIDE = (
 
 def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> None:
     """The Cover: the answer, the headline figures, the run (printed); the guide, the input
-    files' hashes and the sentences' helper cells below, for the screen."""
+    files' hashes and the sentences' intermediate cells below, for the screen."""
     s = book.styles
     ws.set_column(0, 0, 46)
     ws.set_column(1, 1, SENTENCE_WIDTH)
@@ -491,12 +491,12 @@ def _files(book: Book, ws, a: Assumptions, row: int) -> int:
 
 
 def _parts(book: Book, ws, declared: list[Part], row: int) -> None:
-    """The sentences' helper cells: label, value, unit; each named ``cover_<name>``."""
+    """The sentences' intermediate cells: label, value, unit; each named ``cover_<name>``."""
     s = book.styles
-    title = "Helper cells of the sentences above (live; not printed)"
+    title = "Parts of the sentences above (live; not printed)"
     ws.write_string(row, 0, title, s("section"))
     row += 1
-    for j, h in enumerate(("helper", "value", "unit")):
+    for j, h in enumerate(("part", "value", "unit")):
         ws.write_string(row, j, h, s("h"))
     for d in declared:
         row += 1

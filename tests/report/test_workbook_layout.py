@@ -1,5 +1,5 @@
 """FAST layout of the workbook (docs/model.md, section 8): no formula longer than 250 characters
-(helper cells instead), a horizon of up to 120 months printed on Annual and drawn on the payback
+(intermediate cells instead), a horizon of up to 120 months printed on Annual and drawn on the payback
 chart, and a Cover whose every sentence is live or under the STALE banner."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from econ.cli import main
 from econ.report.inventory import moves_served_model
 from econ.report.xl import MONTHS, excel_name
 
-LONGEST = 250  # characters of a formula, "=" included (FAST: helper rows instead)
+LONGEST = 250  # characters of a formula, "=" included (FAST: intermediate rows instead)
 # Sheets whose long formulas are being split elsewhere at the same time: Capacity (the PCHIP
 # slopes) and Market. Their writers are not part of this change; the exclusion goes when they
 # land.
