@@ -300,13 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="npv",
         help="NPV zero, or payback at the end of the term (default npv)",
     )
-    p.add_argument(
-        "--hold",
-        choices=("rate", "value"),
-        default="rate",
-        help="for contract.mw and contract.term_months: move the contract's value with its size "
-        "at its rate per MW-month (rate, the default) or keep the value (value)",
-    )
+    _hold(p)
     p.add_argument(
         "--low",
         type=finite_number,
@@ -408,13 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"values of the key, {MIN_POINTS} to {MAX_POINTS} (default 21)",
     )
-    p.add_argument(
-        "--hold",
-        choices=("rate", "value"),
-        default="rate",
-        help="for contract.mw and contract.term_months: move the contract's value with its size "
-        "at its rate per MW-month (rate, the default) or keep the value (value)",
-    )
+    _hold(p)
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     out.add_argument(
@@ -441,13 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="what to make best: NPV or the profitability index highest, a payback earliest "
         "(default npv)",
     )
-    p.add_argument(
-        "--hold",
-        choices=("rate", "value"),
-        default="rate",
-        help="for contract.mw and contract.term_months: move the contract's value with its size "
-        "at its rate per MW-month (rate, the default) or keep the value (value)",
-    )
+    _hold(p)
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     _workers_all(p)
 
@@ -507,6 +489,17 @@ def _workers_all(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help=f"processes, 1 to {MAX_WORKERS} (default: all cores)",
+    )
+
+
+def _hold(p: argparse.ArgumentParser) -> None:
+    """--hold rate|value, for the commands that move one key (section 0.3)."""
+    p.add_argument(
+        "--hold",
+        choices=("rate", "value"),
+        default="rate",
+        help="for contract.mw and contract.term_months: move the contract's value with its size "
+        "at its rate per MW-month (rate, the default) or keep the value (value)",
     )
 
 
@@ -1197,7 +1190,7 @@ def _check_budget(a: Assumptions, budget: float) -> None:
     """--budget within what the model may take: as contract.value_usd, and buying on every
     platform a number of MW that contract.mw allows."""
     from econ.assumptions import rule_for
-    from econ.decisions import budget_present_value, platform_cost
+    from econ.decisions import platform_mw
 
     value_rule, mw_rule = rule_for("contract.value_usd"), rule_for("contract.mw")
     if too_small(budget) or not value_rule.check(budget):
@@ -1205,9 +1198,8 @@ def _check_budget(a: Assumptions, budget: float) -> None:
             f"--budget {budget:g}: out of range; expected {value_rule.expected()} [USD] "
             "(the values contract.value_usd may take)"
         )
-    pv = budget_present_value(a, budget)
     for platform in a.platforms():
-        mw = pv / platform_cost(a, platform)[1]
+        mw = platform_mw(a, platform, budget)
         if not mw_rule.check(mw):
             most = budget * mw_rule.high / mw if mw_rule.high and mw > mw_rule.high else None
             raise AssumptionError(

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
 
 from econ.assumptions import (
     BASE_SCENARIO,
@@ -57,7 +57,7 @@ from econ.assumptions import (
 from econ.compute import capacity as cap
 from econ.compute import cost, physics, tables
 from econ.headline import headline
-from econ.model import SIZE_KEYS, at_rate, evaluate
+from econ.model import SIZE_KEYS, Params, at_rate, evaluate, online_mw
 from econ.parallel import map_ordered
 
 # Values evaluated per vectorised call of a sweep or an optimisation grid. Fixed, so that the
@@ -203,42 +203,94 @@ def compare(scenarios: Sequence[Assumptions], workers: int = 1, progress=None) -
 # platforms: one budget on every platform
 
 
-def _schedule(a: Assumptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Months t (H, 1), the contract's online share MW_t / mw (H, 1) and discount d_t (H, 1)."""
+def _schedule(a: Assumptions, mw: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Months t (H, 1), MW_t (H, 1) of a contract of ``mw`` MW (default contract.mw) on the
+    model's schedule (tranches where set, else the ramp) and the discount d_t (H, 1)."""
     t = cap.months(int(a.values["horizon.months"]))[:, None]
-    share = cap.online_share(t, a.num("contract.ramp_months"), a.num("contract.term_months"))
-    return t, share, cost.discount(t, a.num("finance.discount_rate_annual"))
+    size = a.num("contract.mw") if mw is None else mw
+    return t, online_mw(Params(a), t, size), cost.discount(t, a.num("finance.discount_rate_annual"))
+
+
+def _rent_pv(a: Assumptions, budget: float, mw: float | None = None) -> float:
+    """PV [USD] of ``budget`` paid as the contract's rent on the MW schedule of ``mw`` MW."""
+    t, online, d = _schedule(a, mw)
+    rent = cost.rent(
+        t, online, budget, a.num("contract.term_months"), a.num("contract.pay_as_delivered")
+    )
+    return float((rent * d).sum())
 
 
 def budget_present_value(a: Assumptions, budget: float) -> float:
-    """PV [USD] of ``budget`` paid as the contract's rent (its ramp, term and schedule): the
-    rent is linear in the contract's value, so this is budget x NPV_rent / contract.value_usd."""
-    d = _schedule(a)[2]
-    return budget * float((tables.rent_flows(a) * d).sum()) / a.num("contract.value_usd")
+    """PV [USD] of ``budget`` paid as the contract's rent (its MW schedule, term and payment)."""
+    return _rent_pv(a, budget)
 
 
-def platform_cost(a: Assumptions, platform: str) -> tuple[str, float]:
-    """How a platform is priced and the present cost [USD] of one facility MW of it on the
-    contract's ramp and term: ("contract rate", rent NPV / contract.mw) for the contract
-    platform, ("hourly rent", rate per MW-month x sum MW_t/mw d_t) where the platform has an
-    hourly rent, else ("bought", the NPV of buying 1 MW, docs/model.md 4.2)."""
-    _, share, d = _schedule(a)
+def per_delivered_mw_month(a: Assumptions, platform: str) -> tuple[str, float]:
+    """How a platform is priced and its cost per delivered facility MW-month [USD]: ("contract
+    rate", the contract's rent levelised over its own MW schedule, value / sum MW_t when paid
+    as delivered), ("hourly rent", the rate per MW-month), else ("bought", the levelised cost
+    of buying, docs/model.md 4.2-4.3)."""
     if platform == a.values["contract.platform"]:
-        npv_rent = float((tables.rent_flows(a) * d).sum())
-        return "contract rate", npv_rent / a.num("contract.mw")
+        _, online, d = _schedule(a)
+        return "contract rate", _rent_pv(a, a.num("contract.value_usd")) / float((online * d).sum())
     rate = a.get(f"hardware.{platform}.rent_usd_per_hour")
     if rate is not None:
         per_month = cost.hourly_rent_per_mw_month(
             rate, a.num(f"hardware.{platform}.power_kw"), a.num("facility.pue")
         )
-        return "hourly rent", float(per_month) * float((share * d).sum())
-    return "bought", tables.buy_npv(a, platform, 1.0)
+        return "hourly rent", float(per_month)
+    return "bought", tables.buy_per_mw_month(a, platform)
+
+
+def platform_cost(a: Assumptions, platform: str) -> tuple[str, float]:
+    """How a platform is priced and the present cost [USD] of one contracted MW of it on the
+    contract's MW schedule: its cost per delivered MW-month x sum MW_t / mw x d_t."""
+    kind, per_month = per_delivered_mw_month(a, platform)
+    _, online, d = _schedule(a)
+    return kind, per_month * float((online * d).sum()) / a.num("contract.mw")
+
+
+def delivered_most(a: Assumptions) -> float:
+    """The most MW the contract's schedule can deliver in the term [MW]: the tranches' total
+    by the last month of the term; unbounded on the ramp."""
+    if "contract.tranche_mw" not in a.values:
+        return math.inf
+    return float(_schedule(a, math.inf)[1].max())
 
 
 def platform_mw(a: Assumptions, platform: str, budget: float) -> float:
-    """Facility MW of a platform whose present cost equals the budget's present value as the
-    contract's rent [MW] (the module's reading)."""
-    return budget_present_value(a, budget) / platform_cost(a, platform)[1]
+    """Facility MW X of a platform whose cost, its cost per delivered MW-month on the model's
+    MW schedule of X MW, has the present value of the budget paid as the contract's rent on
+    that schedule: the MW `econ summary --set contract.platform=... --set contract.mw=X --set
+    contract.value_usd=budget` charges at the platform's own price. On the ramp MW_t is
+    proportional to X (the root in closed form); in tranches it is not (paid as delivered:
+    sum MW_t(X) = budget / cost per MW-month). Capped at what the tranches deliver."""
+    per_month = per_delivered_mw_month(a, platform)[1]
+
+    def cost_and_rent(x: float) -> tuple[float, float]:
+        _, online, d = _schedule(a, x)
+        return per_month * float((online * d).sum()), _rent_pv(a, budget, x)
+
+    def proportional(x: float) -> float:
+        """The root where MW_t is proportional to X (the ramp; tranches below the first)."""
+        c, r = cost_and_rent(x)
+        return x * r / c
+
+    most = delivered_most(a)
+    if math.isinf(most):
+        return proportional(1.0)
+    low = most * 1e-9
+    if proportional(low) <= low:
+        return proportional(low)
+    c, r = cost_and_rent(most)
+    if c <= r:
+        return most
+
+    def gap(x: float) -> float:
+        c, r = cost_and_rent(x)
+        return c - r
+
+    return float(brentq(gap, low, most, xtol=1e-12 * most, rtol=4 * np.finfo(float).eps))
 
 
 def fastest_speed(a: Assumptions, platform: str) -> tuple[float, float, float]:
@@ -269,15 +321,14 @@ class PlatformRow:
 
     def __call__(self, platform: str) -> dict:
         a, budget = self.a, self.budget
-        basis, pv_per_mw = platform_cost(a, platform)
-        _, share, d = _schedule(a)
-        mw = budget_present_value(a, budget) / pv_per_mw
+        basis, per_month = per_delivered_mw_month(a, platform)
+        mw = platform_mw(a, platform, budget)
         ceiling, top, fastest = fastest_speed(a, platform)
         s_u = a.num("tiers.ultrafast.tokens_per_s")
         row = {
             "platform": platform,
             "rent_basis": basis,
-            "usd_per_delivered_mw_month": pv_per_mw / float((share * d).sum()),
+            "usd_per_delivered_mw_month": per_month,
             "mw": mw,
             "ceiling_tokens_per_s": ceiling,
             "curve_top_tokens_per_s": top,
@@ -325,6 +376,11 @@ class PlatformRow:
         elif served < s_u:
             row["note"] = (
                 f"served at {served:,.4g} tokens/s, {served / s_u:.0%} of the tier's speed"
+            )
+        if mw >= delivered_most(a):
+            row["note"] = (row["note"] + "; " if row["note"] else "") + (
+                f"the budget buys more than the tranches deliver ({mw:,.0f} MW by the end of "
+                "the term): the MW stop there"
             )
         return row
 

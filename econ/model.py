@@ -337,6 +337,18 @@ def gpu_cost_per_mw_month(p: Params, plat: str) -> Array:
     return np.array([tables.buy_per_mw_month(p.a, plat)])
 
 
+def online_mw(p: Params, t: Array, mw: ArrayLike) -> Array:
+    """MW_t [MW] of a contract of ``mw`` MW in months ``t``: in tranches where
+    contract.tranche_mw is set (section 0.3), else on the linear ramp (section 4.1); 0 after
+    the term. The one schedule every command uses (``mw`` broadcasts against ``t``)."""
+    term = p.row("contract.term_months")
+    if "contract.tranche_mw" in p.a.values:
+        return cap.tranche_online(
+            t, mw, p.row("contract.tranche_mw"), p.row("contract.tranche_months"), term
+        )
+    return np.asarray(mw, float) * cap.online_share(t, p.row("contract.ramp_months"), term)
+
+
 def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     """MW online; served speeds; Thr* at the served ultrafast and standard speeds on the
     contract; the GPU cost per token of the standard and fast tiers (sections 0.1, 3.5).
@@ -345,16 +357,7 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
     term = p.row("contract.term_months")
-    if "contract.tranche_mw" in a.values:
-        mw_online = cap.tranche_online(
-            t,
-            p.row("contract.mw"),
-            p.row("contract.tranche_mw"),
-            p.row("contract.tranche_months"),
-            term,
-        )
-    else:
-        mw_online = p.row("contract.mw") * cap.online_share(t, p.row("contract.ramp_months"), term)
+    mw_online = online_mw(p, t, p.row("contract.mw"))
     basis = a.values["capacity.basis"]
     plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
     model = physics.model_from(p)
@@ -427,7 +430,8 @@ class Demand:
 
     efficiency e_t [-]; phi {tier: (N,)} [-] at the served speeds; plus_pool N_t [users];
     plus_hits / pro_hits {tier: SF} [share]; w_* [tokens/user-week]; api the logit's market
-    (choice.Choice); api_wanted V_t [tokens/month].
+    (choice.Choice); api_wanted V_t [tokens/month]; usage {plan: (median weekly tokens mu,
+    weekly quota c)} at the standard tier [tokens/week], rows (1, N).
     """
 
     efficiency: Array
@@ -443,6 +447,7 @@ class Demand:
     w_pro_standard: Array
     api: choice.Choice
     api_wanted: Array
+    usage: dict[str, tuple[Array, Array]]
 
 
 def plan_usage(p: Params, plan: str) -> tuple[Array, Array]:
@@ -525,6 +530,7 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         w_pro_standard=served("pro", "standard", pro_l["standard"], pro_hits["standard"]),
         api=api,
         api_wanted=wanted,
+        usage=usage,
     )
 
 
@@ -560,7 +566,10 @@ class Adoption:
     """The monthly allocation and the Pro stocks (0.2, 0.5, 5.3-5.6), (H, N).
 
     path: allocation.Allocation; base_upgrade, capped_propensity: the derived no-deal rates
-    [1/month] (N,); price_factor pf [-] (N,); pro_value W_t [USD] (H, N)."""
+    [1/month] (N,); price_factor pf [-] (N,); pro_value W_t [USD] (H, N); parts: with detail,
+    the figures the workbook shows beside them (survival S_t, the discounted margin, the
+    adoption's burn factor, a subscriber's terminal value, each use's cap and value per average
+    MW), else None."""
 
     path: allocation.Allocation
     base_upgrade: Array
@@ -572,6 +581,7 @@ class Adoption:
     api_served: Array
     backfill_peak: Array
     backfill_flexible: Array
+    parts: dict[str, Array] | None = None
 
 
 def subscriber_margin(p: Params, c: Capacity, dem: Demand) -> Array:
@@ -585,7 +595,42 @@ def subscriber_margin(p: Params, c: Capacity, dem: Demand) -> Array:
     return step * keep - extra_tokens * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
 
 
-def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
+def uses(p: Params, c: Capacity, dem: Demand) -> dict[str, Array]:
+    """The other uses' caps [average MW] (H, N) and values [USD per average MW-month] (N,) in
+    the monthly allocation, and the tokens a month one average MW carries at the ultrafast
+    and standard speeds, per_mw_u and per_mw_b (N,) (section 0.2)."""
+    row = p.row
+    per_mw_u = c.throughput_ultrafast * SECONDS_PER_MONTH  # at s_u
+    per_mw_b = c.throughput_standard * SECONDS_PER_MONTH
+    api_cap = np.divide(
+        dem.api_wanted,
+        per_mw_u[None, :],
+        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
+        where=per_mw_u[None, :] > 0,
+    )
+    g_std = c.gpu_cost["standard"]
+    volume = np.where(
+        c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
+    )
+    # peak-shaped: the standard traffic itself; flexible: batch work (evaluations, synthetic data,
+    # offline inference) on top of it, a share of its volume (section 0.2's reading)
+    flex = row("capacity.backfill_flexible_share")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp_cap = np.where(per_mw_b > 0, volume / per_mw_b, 0.0)
+        bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
+    return {
+        "per_mw_u": per_mw_u,
+        "per_mw_b": per_mw_b,
+        "api_cap": api_cap,
+        "backfill_peak_cap": bp_cap,
+        "flexible_cap": bf_cap,
+        "rho_api": dem.api.margin * per_mw_u / TOKENS_PER_MILLION,
+        "rho_backfill": g_std * per_mw_b / TOKENS_PER_MILLION,
+        "rho_flexible": p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
+    }
+
+
+def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) -> Adoption:
     row = p.row
     a_f = p("tiers.fast.adoption")
     h0_1 = (1.0 - a_f) * dem.plus_hits["standard"][0] + a_f * dem.plus_hits["fast"][0]
@@ -618,28 +663,10 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
     r_m = np.expm1(np.log1p(p("finance.discount_rate_annual")) / 12.0)
     cc = p("conversion.pro_churn_monthly") + p("conversion.extra_churn_after_term_monthly")
     tv_sub = p("finance.terminal_value") * margin[-1] * (1.0 - cc) / (r_m + cc)
-    W = allocation.subscriber_value_per_adopter(margin, d, step, tv_sub)
-    # caps and values of the other uses, per average MW (0.2)
-    s_u = c.served["ultrafast"]
-    thr_u, thr_b = c.throughput_ultrafast, c.throughput_standard
-    per_mw_u = thr_u * SECONDS_PER_MONTH  # tokens a month one average MW carries at s_u
-    per_mw_b = thr_b * SECONDS_PER_MONTH
-    api_cap = np.divide(
-        dem.api_wanted,
-        per_mw_u[None, :],
-        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
-        where=per_mw_u[None, :] > 0,
-    )
-    g_std = c.gpu_cost["standard"]
-    volume = np.where(
-        c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
-    )
-    # peak-shaped: the standard traffic itself; flexible: batch work (evaluations, synthetic data,
-    # offline inference) on top of it, a share of its volume (section 0.2's reading)
-    flex = row("capacity.backfill_flexible_share")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bp_cap = np.where(per_mw_b > 0, volume / per_mw_b, 0.0)
-        bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
+    parts: dict[str, Array] | None = {} if detail else None
+    W = allocation.subscriber_value_per_adopter(margin, d, step, tv_sub, parts)
+    u = uses(p, c, dem)
+    per_mw_u, per_mw_b = u["per_mw_u"], u["per_mw_b"]
     path = allocation.pro_paths(
         plus_pool=dem.plus_pool,
         pro_start=p("market.pro_subscribers_start"),
@@ -652,26 +679,29 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         adoption_wanted=a_want,
         offer=str(p.a.values["capacity.subscriber_offer"]),
         peak_to_average=p("usage.peak_to_average"),
-        speed_ultrafast=s_u,
-        throughput_ultrafast=thr_u,
+        speed_ultrafast=c.served["ultrafast"],
+        throughput_ultrafast=c.throughput_ultrafast,
         phi_ultrafast=dem.phi["ultrafast"],
-        gpu_cost_standard=g_std,
+        gpu_cost_standard=c.gpu_cost["standard"],
         hit_standard=dem.plus_hits["standard"],
         hit_fast=dem.plus_hits["fast"],
         hit_ultrafast=dem.plus_hits["ultrafast"],
         w_plus_ultrafast=dem.w_plus_ultrafast,
         w_pro_ultrafast=dem.w_pro_ultrafast,
         mw_online=c.mw_online,
-        api_cap=api_cap,
-        api_value=dem.api.margin * per_mw_u / TOKENS_PER_MILLION,
-        backfill_peak_cap=bp_cap,
-        backfill_value=g_std * per_mw_b / TOKENS_PER_MILLION,
-        flexible_cap=bf_cap,
-        flexible_value=p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
+        api_cap=u["api_cap"],
+        api_value=u["rho_api"],
+        backfill_peak_cap=u["backfill_peak_cap"],
+        backfill_value=u["rho_backfill"],
+        flexible_cap=u["flexible_cap"],
+        flexible_value=u["rho_flexible"],
         # W_t is at month 0; the other uses' values are month-t money: compare them in month t
         pro_value=W / d,
         term_months=c.term[0],
+        detail=detail,
     )
+    if parts is not None:
+        parts.update(u, survival_step=step, adoption_burn=burn, subscriber_tv=tv_sub)
     return Adoption(
         path=path,
         base_upgrade=base,
@@ -683,6 +713,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand) -> Adoption:
         api_served=path.mw_api * per_mw_u[None, :],
         backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
         backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
+        parts=parts,
     )
 
 
@@ -993,7 +1024,7 @@ def choose_served(p: Params) -> Array:
 def _cash(p: Params, c: Capacity, detail: bool, irr_on: bool = True):
     rent = rent_stage(p, c)
     dem = demand_stage(p, c, detail)
-    ado = adoption_stage(p, c, dem)
+    ado = adoption_stage(p, c, dem, detail)
     r = revenue_stage(p, c, dem, ado)
     return rent, dem, ado, r, cash_stage(p, c, rent, ado, r, irr_on)
 
@@ -1228,7 +1259,36 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         **{f"phi.{i}": vec(f) for i, f in dem.phi.items()},
         **{f"plus_hit.{i}": nh(x) for i, x in dem.plus_hits.items()},
         **{f"pro_hit.{i}": nh(x) for i, x in dem.pro_hits.items()},
+        **_chain_parts(dem, ado, nh, vec),
     }
+
+
+LOGIT_PARTS = ("q_s", "q_f", "q_u", "q_0", "beta", "gamma", "alpha_s", "alpha_f", "alpha_u")
+MONTHLY_PARTS = ("survival_step", "survival", "discounted_margin", "api_cap", "backfill_peak_cap")
+MONTHLY_PARTS += ("flexible_cap",)
+SCALAR_PARTS = ("adoption_burn", "subscriber_tv", "per_mw_u", "per_mw_b", "rho_api")
+SCALAR_PARTS += ("rho_backfill", "rho_flexible")
+
+
+def _chain_parts(dem: Demand, ado: Adoption, nh, vec) -> dict[str, Array]:
+    """The figures of the workbook's chain as the model computed them (Results.parts): plan
+    usage, the logit's constants and utilities, the subscriber's margin, survival and
+    discounted margin, each use's cap and value, and the allocation's steps month by month."""
+    lg, path = dem.api.logit, ado.path
+    out = {
+        **{f"usage_median.{k}": vec(u[0][0]) for k, u in dem.usage.items()},
+        **{f"usage_quota.{k}": vec(u[1][0]) for k, u in dem.usage.items()},
+        **{f"logit.{k}": vec(getattr(lg, k)) for k in LOGIT_PARTS},
+        "logit.inclusive": vec(lg.inclusive),
+        **{f"api_utility.{i}": vec(v) for i, v in zip(TIER_IDS, dem.api.utilities, strict=True)},
+        "subscriber_margin": nh(ado.subscriber_margin),
+    }
+    parts = ado.parts or {}
+    out.update({k: nh(parts[k]) for k in MONTHLY_PARTS if k in parts})
+    out.update({k: vec(parts[k]) for k in SCALAR_PARTS if k in parts})
+    for k, v in (path.parts or {}).items():
+        out[f"allocation.{k}"] = nh(v) if np.ndim(v) == 2 else vec(v)
+    return out
 
 
 # Results that must be numbers whatever the inputs (payback and IRR may be undefined: NaN).

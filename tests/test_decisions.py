@@ -146,6 +146,30 @@ def test_compare_base_row_equals_summary_json(base, capsys):
     assert c.cumulative_cash["base"].tolist() == h["monthly"]["cumulative_cash_usd"]
 
 
+def test_the_comparison_workbook_has_a_row_a_figure_with_its_unit(base, tmp_path):
+    """Comparison: a row each figure (label, unit, one number format), a column a scenario,
+    the values those of the comparison; a rate above the meaningful range is blank."""
+    import openpyxl
+
+    from econ.constants import IRR_MEANINGFUL_MAX
+    from econ.report import compare as C
+
+    c = D.compare([base, base.with_scenario("bull")], workers=1)
+    c.rows.loc[1, "irr_annual"] = 18_390_814.082  # flows that barely go negative
+    C.workbook(c, tmp_path / "c.xlsx", "2026-01-01T00:00:00+00:00")
+    ws = openpyxl.load_workbook(tmp_path / "c.xlsx")["Comparison"]
+    assert [ws.cell(5, j).value for j in (1, 2, 3, 4)] == ["Figure", "Unit", "base", "bull"]
+    rows = {ws.cell(i, 1).value: i for i in range(6, ws.max_row + 1) if ws.cell(i, 1).value}
+    npv = rows["NPV"]
+    assert ws.cell(npv, 2).value == "USD"
+    assert [ws.cell(npv, j).value for j in (3, 4)] == pytest.approx(list(c.rows["npv_usd"]), rel=1e-15)
+    assert len({ws.cell(npv, j).number_format for j in (3, 4)}) == 1
+    irr = rows["IRR"]
+    assert ws.cell(irr, 2).value == "1/yr" and ws.cell(irr, 4).value is None
+    assert IRR_MEANINGFUL_MAX < 18_390_814.082
+    assert ws.cell(rows["Platform"], 3).value == c.rows["platform"].iloc[0]
+
+
 def test_compare_names_base_first_then_every_scenario(base):
     assert D.compare_names(base) == ["base", *base.scenario_names()]
     assert D.compare_names(base, ["bull", "base"]) == ["bull", "base"]
@@ -720,11 +744,6 @@ def test_the_reported_terms_deliver_250_mw_a_year(base):
         assert row["source"].strip() and row["key"].startswith(("contract.", "horizon."))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="econ.decisions._schedule reads the linear ramp, not the contract's tranches: under "
-    "tranches the B300's MW are not bought at its hourly rent",
-)
 def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
     """At its hourly rent a B300 MW-month costs 1,281,578.95 USD; the budget buys the MW X
     whose delivered MW-months (the same tranches of 250 MW a year) cost the budget:
@@ -735,6 +754,17 @@ def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
     x = (20e9 / per_mw_month - 12 * 250 - 12 * 500) / 12
     assert x == pytest.approx(550.48, abs=0.01)
     assert D.platform_mw(a, "b300", 20e9) == pytest.approx(x, rel=1e-9)
+
+
+def test_platforms_stop_at_what_the_tranches_deliver(base):
+    """40e9 USD at the B300's 1,281,578.95 USD per MW-month pays 31,212 MW-months; the tranches
+    deliver at most 12 x (250 + 500 + 750) = 18,000 in the 36-month term (750 MW from month 25
+    on), so the B300 row stops at 750 MW and says so."""
+    a = base.with_scenario("reported_terms")
+    assert 40e9 / (4.0 * 730.5 * 1000 / (1.9 * 1.2)) > 18_000
+    assert D.platform_mw(a, "b300", 40e9) == 750.0
+    row = D.PlatformRow(a, 40e9)("b300")
+    assert row["mw"] == 750.0 and "more than the tranches deliver (750 MW" in row["note"]
 
 
 def test_sweep_csv_and_json(tmp_path, capsys):

@@ -290,7 +290,7 @@ REVENUE_STREAM = [
         STREAM,
         "econ/revenue/revenue.py",
         (),
-        r"^def gpu_savings\(",
+        r"^def tokens_added_to_gpus\(",
         '''def toy_revenue(usd_per_month: ArrayLike, t: ArrayLike, term_months: ArrayLike) -> Array:
     """toy_t [USD/month] = the toy stream's amount in each month of the term, else 0."""
     return np.where(_f(t) <= _f(term_months), _f(usd_per_month), 0.0)

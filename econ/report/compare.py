@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +32,7 @@ FOLDER = "compare"
 WORKBOOK = "comparison.xlsx"
 PNG = "comparison.png"
 
-# column -> (heading, number format) of the comparison table, in this order
+# figure -> (label [unit], number format) of the comparison table, a row each, in this order
 COLUMNS = {
     "scenario": ("Scenario", None),
     "platform": ("Platform", None),
@@ -63,6 +64,7 @@ COLUMNS = {
     ),
 }
 CASH_FORMAT = '$#,##0.00,,,"B";-$#,##0.00,,,"B"'
+RATES = ("irr_annual", "mirr_annual")
 
 
 class CompareOutputError(OSError):
@@ -164,65 +166,103 @@ def _cell(ws, row: int, col: int, x, fmt) -> None:
 
 
 def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
-    """The comparison workbook: the table on "Comparison" with the payback curves overlaid as
-    a native chart of "Cumulative cash" (cumulative cash by month, a column per scenario)."""
+    """The comparison workbook: the table on "Comparison" (a row each figure of COLUMNS, with
+    its label, unit and number format, a column each scenario) with the payback curves
+    overlaid as a native chart of "Cumulative cash" (cumulative cash by month, a column per
+    scenario)."""
     wb = xlsxwriter.Workbook(str(path), {"nan_inf_to_errors": True})
-    bold = wb.add_format({"bold": True})
-    title = wb.add_format({"bold": True, "font_size": 14})
-    banner = wb.add_format({"italic": True, "font_color": "#7030A0"})
-    head = wb.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
-    fmts = {k: wb.add_format({"num_format": f}) if f else None for k, (_, f) in COLUMNS.items()}
+    look = {
+        "title": wb.add_format({"bold": True, "font_size": 14}),
+        "banner": wb.add_format({"italic": True, "font_color": "#7030A0"}),
+        "head": wb.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1}),
+        "bold": wb.add_format({"bold": True}),
+    }
     snapshot = (
         f"Snapshot of the econ compare run at {run_time}: values, not formulas; "
         "rerun econ compare to refresh them."
     )
-
     ws = wb.add_worksheet("Comparison")
-    ws.write_string(0, 0, "Scenarios compared", title)
-    ws.write_string(1, 0, snapshot, banner)
+    cs = wb.add_worksheet("Cumulative cash")
+    end = _comparison_sheet(wb, ws, look, c.rows, snapshot, facts)
+    last = _cash_sheet(wb, cs, look, c.cumulative_cash, snapshot)
+    ws.write_string(end + 3, 0, "Payback curves (data: sheet Cumulative cash)", look["bold"])
+    months = c.cumulative_cash.index
+    top = int(months[-1]) if len(months) else 1
+    ws.insert_chart(end + 4, 0, _cash_chart(wb, list(c.cumulative_cash.columns), last, top))
+    wb.close()
+
+
+def _head(ws, look: dict, title: str, snapshot: str) -> None:
+    ws.write_string(0, 0, title, look["title"])
+    ws.write_string(1, 0, snapshot, look["banner"])
+
+
+def _comparison_sheet(wb, ws, look: dict, rows: pd.DataFrame, snapshot: str, facts: str) -> int:
+    """The comparison: a row each figure of COLUMNS (its label, its unit, one number format),
+    a column each scenario; returns the last row."""
+    _head(ws, look, "Scenarios compared", snapshot)
     if facts:
         ws.write_string(2, 0, facts)
     top = 4
-    cols = [k for k in COLUMNS if k in c.rows.columns]
-    for j, k in enumerate(cols):
-        ws.write_string(top, j, COLUMNS[k][0], head)
-        ws.set_column(j, j, 14 if j else 18)
-    ws.set_row(top, 45)
-    for i, rec in enumerate(c.rows[cols].itertuples(index=False), start=top + 1):
-        for j, k in enumerate(cols):
-            _cell(ws, i, j, getattr(rec, k), fmts[k])
-    end = top + len(c.rows)
+    keys = [k for k in COLUMNS if k in rows.columns and k != "scenario"]
+    for j, text in enumerate(("Figure", "Unit", *map(str, rows["scenario"]))):
+        ws.write_string(top, j, text, look["head"])
+        ws.set_column(j, j, (46, 16)[j] if j < 2 else 14)
+    for i, k in enumerate(keys, start=top + 1):
+        head, number = COLUMNS[k]
+        name, unit = _label_unit(head)
+        ws.write_string(i, 0, name)
+        ws.write_string(i, 1, unit)
+        fmt = wb.add_format({"num_format": number}) if number else None
+        for j, x in enumerate(rows[k], start=2):
+            if k in RATES and isinstance(x, float) and x > IRR_MEANINGFUL_MAX:
+                x = math.nan  # not a meaningful rate: blank, as econ prints '>1,000%'
+            _cell(ws, i, j, x, fmt)
+    end = top + len(keys)
     ws.write_string(
         end + 2,
         0,
-        "Blank payback: none within the horizon. Blank IRR: no rate brings the flows' present "
-        "value to zero. Every figure as econ summary prints it for the scenario.",
+        "Blank payback: none within the horizon. Blank IRR or MIRR: no rate brings the flows' "
+        f"present value to zero, or a rate above {IRR_MEANINGFUL_MAX:,.0%} a year (not a "
+        "meaningful rate). Every figure as econ summary prints it for the scenario.",
     )
-    ws.freeze_panes(top + 1, 1)
+    ws.freeze_panes(top + 1, 2)
     ws.set_landscape()
-    ws.fit_to_pages(1, 0)  # one page wide, as many tall as the scenarios need
+    ws.fit_to_pages(1, 0)  # one page wide, as many tall as the figures need
+    return end
 
-    cs = wb.add_worksheet("Cumulative cash")
-    cs.write_string(0, 0, "Cumulative cash by month [USD]", title)
-    cs.write_string(1, 0, snapshot, banner)
-    cs.write_string(3, 0, "Month", head)
-    names = list(c.cumulative_cash.columns)
+
+def _label_unit(head: str) -> tuple[str, str]:
+    """'Contract [MW]' -> ('Contract', 'MW'); a heading without a unit: a count or a ratio."""
+    m = re.fullmatch(r"(.*) \[(.*)\]", head)
+    if m:
+        return m.group(1), m.group(2)
+    return head, "id" if head == "Platform" else "-"
+
+
+def _cash_sheet(wb, cs, look: dict, cash: pd.DataFrame, snapshot: str) -> int:
+    """Cumulative cash by month, a column a scenario; returns the last row."""
+    _head(cs, look, "Cumulative cash by month [USD]", snapshot)
+    cs.write_string(3, 0, "Month", look["head"])
     cash_fmt = wb.add_format({"num_format": CASH_FORMAT})
-    for j, n in enumerate(names, start=1):
-        cs.write_string(3, j, str(n), head)
+    for j, n in enumerate(cash.columns, start=1):
+        cs.write_string(3, j, str(n), look["head"])
         cs.set_column(j, j, 14)
-    months = c.cumulative_cash.index.to_numpy()
+    months = cash.index.to_numpy()
     for i, m in enumerate(months, start=4):
         cs.write_number(i, 0, int(m))
-        for j, n in enumerate(names, start=1):
-            _cell(cs, i, j, float(c.cumulative_cash[n].iloc[i - 4]), cash_fmt)
+        for j, n in enumerate(cash.columns, start=1):
+            _cell(cs, i, j, float(cash[n].iloc[i - 4]), cash_fmt)
     cs.freeze_panes(4, 1)
     cs.set_landscape()
     cs.fit_to_pages(1, 0)
     cs.repeat_rows(3)
+    return 3 + len(months)
 
+
+def _cash_chart(wb, names: list, last: int, top: int):
+    """The payback curves: each scenario's cumulative cash over the months of its sheet."""
     ch = wb.add_chart({"type": "scatter", "subtype": "straight"})
-    last = 3 + len(months)
     for j in range(1, len(names) + 1):
         ch.add_series(
             {
@@ -233,22 +273,13 @@ def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
             }
         )
     ch.set_title({"name": "Payback curves: cumulative cash by month"})
-    ch.set_x_axis(
-        {
-            "name": "month",
-            "min": 0,
-            "max": int(months[-1]) if len(months) else 1,
-            "label_position": "low",
-        }
-    )
+    ch.set_x_axis({"name": "month", "min": 0, "max": top, "label_position": "low"})
     ch.set_y_axis(
         {"name": "cumulative cash [USD]", "num_format": CASH_FORMAT, "major_gridlines": {}}
     )
     ch.set_legend({"position": "right"})
     ch.set_size({"width": 900, "height": 420})
-    ws.insert_chart(end + 4, 0, ch)
-    ws.write_string(end + 3, 0, "Payback curves (data: sheet Cumulative cash)", bold)
-    wb.close()
+    return ch
 
 
 def chart(c: Comparison, path: Path, run_time: str) -> None:
@@ -289,13 +320,6 @@ def _months(x: float) -> str:
     return "never <0" if x == 0 else f"{x:.1f}"
 
 
-def _irr(x: float) -> str:
-    """An IRR: 12.3%, or beyond the meaningful range '>1,000%'."""
-    if not math.isfinite(x):
-        return "-"
-    return f">{IRR_MEANINGFUL_MAX:,.0%}" if x > IRR_MEANINGFUL_MAX else f"{x:.1%}"
-
-
 def _pct(x: float) -> str:
     return f"{x:.1%}" if math.isfinite(x) else "-"
 
@@ -303,7 +327,7 @@ def _pct(x: float) -> str:
 def _irr(x: float) -> str:
     """A rate of return; above the meaningful range not as a rate (docs/model.md, section 6)."""
     if math.isfinite(x) and x > IRR_MEANINGFUL_MAX:
-        return f">{IRR_MEANINGFUL_MAX:.0%}"
+        return f">{IRR_MEANINGFUL_MAX:,.0%}"  # as econ summary: >1,000%
     return _pct(x)
 
 

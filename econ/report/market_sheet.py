@@ -10,12 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 
 from econ.assumptions import TIER_IDS, Assumptions
-from econ.model import Params, Results, plan_usage
-from econ.report.revenue_rows import UNBOUNDED, offered, values
+from econ.model import Results
+from econ.report.revenue_rows import UNBOUNDED, offered, parts_of, values
 from econ.report.rows import Declaration, Result, Section, expand
 from econ.report.workbook import write_formula
 from econ.report.xl import Book, absolute
-from econ.revenue import choice
 
 SHEET = "Market"
 
@@ -26,10 +25,9 @@ def _v(x) -> float:
 
 # fmt: off
 def usage_results(a: Assumptions, r: Results) -> list[Declaration]:
-    p = Params(a)
     out: list[Declaration] = [Section("Plan usage from queries (section 0.5) and speed factors")]
     for plan in ("plus", "pro"):
-        median, quota = (_v(x) for x in plan_usage(p, plan))
+        median, quota = _v(r.parts[f"usage_median.{plan}"]), _v(r.parts[f"usage_quota.{plan}"])
         out += [
             Result(f"usage_median_{plan}", f"{plan.capitalize()}: median weekly tokens, mu",
                    "tokens/week", "num",
@@ -48,13 +46,13 @@ def usage_results(a: Assumptions, r: Results) -> list[Declaration]:
 
 def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
     """The logit calibrated at the bundled prices and tier speeds (section 0.4)."""
-    lg = _logit(a)
+    lg = _logit(r)
     q = "api_market_tokens"
     return [
         Section("API logit: calibrated at the bundled prices and tier speeds (section 0.4)"),
         Result("api_market_tokens", "Market, M = V_u + (V_s + V_f) / D", "tokens/month", "tok_t",
                "api_ultrafast_tokens_per_month+(api_standard_tokens_per_month"
-               "+api_fast_tokens_per_month)/api_diversion_to_lab_tiers", _v(lg.market)),
+               "+api_fast_tokens_per_month)/api_diversion_to_lab_tiers", _v(r.api_market_tokens)),
         Result("mkt_q_s", "Calibration share, standard", "share", "pct2",
                f"api_standard_tokens_per_month/{q}", _v(lg.q_s)),
         Result("mkt_q_f", "Calibration share, fast", "share", "pct2",
@@ -62,7 +60,7 @@ def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
         Result("mkt_q_u", "Calibration share, ultrafast", "share", "pct2",
                f"api_ultrafast_tokens_per_month/{q}", _v(lg.q_u)),
         Result("mkt_q_0", "Calibration share, outside option", "share", "pct2",
-               "1-mkt_q_s-mkt_q_f-mkt_q_u", _v(lg.q_0)),
+               "(1-mkt_q_u)*(1-api_diversion_to_lab_tiers)", _v(lg.q_0)),
         Result("mkt_beta", "Price coefficient, beta", "1 per USD/Mtok", "num4",
                "api_price_elasticity/(api_reference_price_per_mtok_usd*(1-mkt_q_u))", _v(lg.beta)),
         Result("mkt_gamma", "Speed coefficient, gamma", "1 per ln(tokens/s)", "num4",
@@ -71,7 +69,7 @@ def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
                "LN(mkt_q_s/mkt_q_0)+mkt_beta*tiers_standard_price_per_mtok_usd"
                "-mkt_gamma*LN(tiers_standard_tokens_per_s)", _v(lg.alpha_s)),
         Result("mkt_inc", "Nest's calibrated inclusive value, I*", "-", "num4",
-               "LN((mkt_q_f+mkt_q_u)/mkt_q_0)", _v(np.log((lg.q_f + lg.q_u) / lg.q_0))),
+               "LN((mkt_q_f+mkt_q_u)/mkt_q_0)", _v(lg.inclusive)),
         Result("mkt_alpha_f", "Tier constant, fast", "-", "num4",
                "api_speed_nest_lambda*LN(mkt_q_f/(mkt_q_f+mkt_q_u))+mkt_inc"
                "+mkt_beta*tiers_fast_price_per_mtok_usd-mkt_gamma*LN(tiers_fast_tokens_per_s)",
@@ -89,10 +87,7 @@ def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
 
 def share_results(a: Assumptions, r: Results) -> list[Declaration]:
     """Shares at the run's prices and served speeds, with and without the ultrafast tier."""
-    lg = _logit(a)
-    prices = tuple(a.num(f"tiers.{i}.price_per_mtok_usd") for i in TIER_IDS)
-    speeds = tuple(_v(getattr(r, f"served_tokens_per_s_{i}")) for i in TIER_IDS)
-    v_s, v_f, v_u = (_v(x) for x in choice.utilities(lg, prices, speeds))
+    v_s, v_f, v_u = (_v(r.parts[f"api_utility.{i}"]) for i in TIER_IDS)
     lam = a.num("api.speed_nest_lambda")
     top = max(v_f, v_u)
     e_f, e_u = np.exp((v_f - top) / lam), np.exp((v_u - top) / lam)
@@ -166,11 +161,8 @@ def margin_results(a: Assumptions, r: Results) -> list[Declaration]:
 def no_deal_results(a: Assumptions, r: Results) -> list[Declaration]:
     """The calibrated no-deal world and the adoption wanted (section 0.5)."""
     h0_1 = _v(r.plus_cap_hit_counterfactual[:, 0])
-    n1 = _v(r.plus_pool[:, 0])
-    u0 = a.num("market.pro_subscribers_start") * (
-        a.num("conversion.pro_churn_monthly") + a.num("market.pro_growth_monthly")) / n1
-    burn = np.exp(a.num("usage.adoption_burn_elasticity") * np.log(
-        a.num("usage.adoption_ref_multiplier") / a.num("tiers.ultrafast.usage_multiplier")))
+    # the month-1 upgrades the calibration matched: base + propensity x h0_1 (section 0.5)
+    u0 = _v(r.pro_base_upgrade) + _v(r.pro_capped_propensity) * h0_1
     return [
         Section("The no-deal world, calibrated at month 1 (section 0.5)"),
         Result("mkt_h0_1", "Plus cap-hit share without the tier in month 1, h0_1", "share", "pct2",
@@ -189,7 +181,7 @@ def no_deal_results(a: Assumptions, r: Results) -> list[Declaration]:
                "/plans_pro_price_ref_usd_month))", _v(r.pro_price_factor)),
         Result("mkt_burn", "Adoption response to the quota burn, (m_ref / m_u)^elasticity", "-",
                "num4", "EXP(usage_adoption_burn_elasticity*LN(usage_adoption_ref_multiplier"
-               "/tiers_ultrafast_usage_multiplier))", float(burn)),
+               "/tiers_ultrafast_usage_multiplier))", _v(r.parts["adoption_burn"])),
         Result("ultrafast_adoption_wanted", "Ultrafast adoption wanted", "share", "pct2",
                "MIN(tiers_ultrafast_adoption*mkt_burn,1-tiers_fast_adoption)",
                _v(r.ultrafast_adoption_wanted)),
@@ -198,13 +190,11 @@ def no_deal_results(a: Assumptions, r: Results) -> list[Declaration]:
 
 def value_results(a: Assumptions, r: Results) -> list[Declaration]:
     """The value of an average MW-month of each use, and a subscriber's terminal value."""
-    v = values(a, r)
+    v = values(r)
     spm, per_m = "constant_seconds_per_month", "constant_tokens_per_million"
-    rate = a.num("finance.discount_rate_annual")
-    r_m = float(np.expm1(np.log1p(rate) / 12.0))
+    r_m = _v(r.parts["monthly_rate"])
     cc = a.num("conversion.pro_churn_monthly") + a.num("conversion.extra_churn_after_term_monthly")
-    m_h = _v(r.parts["terminal_margin"])
-    tv = a.num("finance.terminal_value") * m_h * (1.0 - cc) / (r_m + cc)
+    tv = _v(r.parts["subscriber_tv"])
     return [
         Section("The value of an average MW-month of each use (section 0.2)"),
         Result("mkt_per_mw_u", "Tokens a month one average MW carries at the ultrafast speed",
@@ -244,21 +234,9 @@ def _den0(v_s: float, v_f: float, big0: float) -> float:
     return float(np.exp(-big0) + np.exp(v_s - big0) + np.exp(v_f - big0))
 
 
-def _logit(a: Assumptions) -> choice.Logit:
-    n = a.num
-    return choice.calibrate(
-        n("api.standard_tokens_per_month"),
-        n("api.fast_tokens_per_month"),
-        n("api.ultrafast_tokens_per_month"),
-        n("api.diversion_to_lab_tiers"),
-        n("tiers.standard.price_per_mtok_usd"),
-        n("tiers.fast.price_per_mtok_usd"),
-        n("api.reference_price_per_mtok_usd"),
-        n("api.price_elasticity"),
-        n("api.wtp_speed_doubling_usd_per_mtok"),
-        *(n(f"tiers.{i}.tokens_per_s") for i in TIER_IDS),
-        lam=n("api.speed_nest_lambda"),
-    )
+def _logit(r: Results) -> SimpleNamespace:
+    """The calibrated logit's constants as the model computed them (Results.parts)."""
+    return SimpleNamespace(**parts_of(r, "logit."))
 
 
 def market_sheet(book: Book, ws, a: Assumptions, r: Results) -> None:

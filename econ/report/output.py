@@ -51,8 +51,19 @@ WORKBOOK = "payback_analysis.xlsx"
 SUMMARY = "summary.md"
 MANIFEST = ".econ-manifest.sha256"
 LEGACY_STAMP = f".{WORKBOOK}.sha256"  # earlier versions stamped the workbook only
+# every other name econ writes into a report folder, this version's and earlier ones': in a
+# folder of an earlier version (no manifest) a file so named is econ's, not the user's, and
+# goes with the old report
 LEGACY_GENERATED = frozenset(
-    {SUMMARY, "payback_curve.png", "frontier.png", "tornado_npv.png", "montecarlo_npv.png"}
+    {
+        SUMMARY,
+        "payback_curve.png",
+        "frontier.png",
+        "tornado_npv.png",
+        "montecarlo_npv.png",
+        "montecarlo_fan.png",
+        "explain_npv.png",
+    }
 )
 _LEGACY_TEMP = re.compile(r"\.payback_analysis-.*\.xlsx\.tmp|\.summary\.md\.tmp|\..*\.png\.tmp")
 _TEMP = re.compile(r"\.econ-(new|old)\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_]+")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from econ.assumptions import Assumptions
-from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK
 from econ.model import Results
 from econ.report.rows import Check, Declaration, Row, Section, row0
 from econ.report.xl import MONTHS, pad_months
@@ -94,8 +93,7 @@ def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"[in_term]*ultrafast_offered*api_market_tokens*api_share_ultrafast*[eff]*{ramp}",
             row0(r.api_tokens_wanted), gated=True),
         Row("api_cap", "Average MW the API wants, Y_a", "MW", "num1",
-            "IF(mkt_per_mw_u>0,[api_wanted]/mkt_per_mw_u,0)",
-            row0(_div(r.api_tokens_wanted, r.throughput_per_mw * SECONDS_PER_MONTH))),
+            "IF(mkt_per_mw_u>0,[api_wanted]/mkt_per_mw_u,0)", row0(r.parts["api_cap"])),
     ]
 
 
@@ -108,49 +106,23 @@ def value_rows(a: Assumptions, r: Results) -> list[Declaration]:
     churn = ("1-conversion_pro_churn_monthly"
              "-IF({m}>contract_term_months,conversion_extra_churn_after_term_monthly,0)")
     tail = "SUM([flow_w:])-[cum_w-1]+[surv@horizon_months]*[costs.d@horizon_months]*mkt_tv_sub"
-    m = np.asarray(P["subscriber_margin"]) if "subscriber_margin" in P else None
+    flow = np.asarray(P["discounted_margin"])
     return [
         Section("The value of one extra Pro subscriber, W_t"),
         Row("margin", "Monthly margin of an incremental Pro subscriber, m_t", "USD/month",
-            "usd2", margin, row0(m) if m is not None else row0(_margin(a, r)), gated=True),
+            "usd2", margin, row0(P["subscriber_margin"]), gated=True),
         Row("surv_step", "Share of a month's Pro subscribers kept", "share", "pct2", churn,
-            row0(_survival_step(a, r)), gated=True),
+            row0(P["survival_step"]), gated=True),
         Row("surv", "Survival since month 0, S_t", "share", "pct2", "[surv-1]*[surv_step]",
-            pad_months(np.cumprod(_survival_step(a, r)[0]), 1.0), opening="1", gated=True),
+            pad_months(np.asarray(P["survival"])[0], 1.0), opening="1", gated=True),
         Row("flow_w", "Discounted margin while surviving, m_t d_t S_t", "USD", "usd2",
-            "[margin]*[costs.d]*[surv]", row0(_flow_w(a, r))),
+            "[margin]*[costs.d]*[surv]", row0(flow)),
         Row("cum_w", "... cumulative", "USD", "usd2", "[cum_w-1]+[flow_w]",
-            pad_months(np.cumsum(_flow_w(a, r)[0]), 0.0, hold=True), opening="0"),
+            pad_months(np.cumsum(flow[0]), 0.0, hold=True), opening="0"),
         Row("W", "Value of a Pro subscriber converted in month t, W_t", "USD", "usd2",
             f"IF([surv]>0,({tail})/[surv],0)", row0(P["pro_value"]), gated=True),
     ]
 # fmt: on
-
-
-def _div(x, y) -> np.ndarray:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    y = np.broadcast_to(y.reshape(-1, 1) if y.ndim == 1 else y, x.shape)
-    return np.divide(x, y, out=np.zeros(x.shape), where=y > 0)
-
-
-def _margin(a: Assumptions, r: Results) -> np.ndarray:
-    keep = 1 - a.num("finance.variable_cost_share")
-    step = a.num("plans.pro.price_usd_month") - a.num("plans.plus.price_usd_month")
-    extra = (r.parts["w_pro_standard"] - r.parts["w_plus_standard"]) * (
-        SECONDS_PER_MONTH / SECONDS_PER_WEEK
-    )
-    return step * keep - extra * r.gpu_cost_standard[:, None] / 1e6
-
-
-def _survival_step(a: Assumptions, r: Results) -> np.ndarray:
-    t = r.months[None, :]
-    extra = a.num("conversion.extra_churn_after_term_monthly")
-    term = a.num("contract.term_months")
-    return 1.0 - a.num("conversion.pro_churn_monthly") - np.where(t > term, extra, 0.0)
-
-
-def _flow_w(a: Assumptions, r: Results) -> np.ndarray:
-    return _margin(a, r) * r.discount * np.cumprod(_survival_step(a, r), axis=1)
 
 
 # fmt: off
@@ -169,21 +141,21 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])/({SPW}*served_ultrafast)",
             row0(P["all_adopt_streams"]), gated=True),
         Row("need", "Average MW if every eligible user adopted", "MW", "num1",
-            "[all_adopt]*mkt_mw_per_stream", row0(_need(r))),
+            "[all_adopt]*mkt_mw_per_stream", row0(P["allocation.need"])),
         Row("sub_cap", "Average MW subscribers want, Y_s", "MW", "num1",
             f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted*[need]",
-            row0(_sub_cap(a, r)), gated=True),
+            row0(P["allocation.sub_cap"]), gated=True),
         Row("lift", "Plus cap-hit lift on ultrafast, SF_u - SF_std", "share", "pct",
             "[sf_plus_ultrafast]-[sf_plus_standard]", row0(_lift(r)), gated=True),
         Row("rho_s", "Value of an average MW of subscriber streams, rho_s", "USD/MW-month",
             "usd", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
-            row0(_rho_s(a, r)), gated=True),
+            row0(_rho_s(r)), gated=True),
         Row("bp_cap", "Average MW peak-shaped backfill wants (the standard traffic), Y_p", "MW",
             "num1", f"IF(mkt_per_mw_b>0,{bf.format(share='1')},0)",
-            row0(_bf_cap(a, r, False)), gated=True),
+            row0(P["backfill_peak_cap"]), gated=True),
         Row("bf_cap", "Average MW flexible backfill wants, Y_f", "MW", "num1",
             f"IF(mkt_per_mw_b>0,{bf.format(share='capacity_backfill_flexible_share')},0)",
-            row0(_bf_cap(a, r, True)), gated=True),
+            row0(P["flexible_cap"]), gated=True),
     ]
 
 
@@ -191,7 +163,7 @@ def greedy_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """The month's allocation, the LP's optimum by a greedy fill in order of value (section
     0.2, econ/revenue/allocation.py): flexible work first wants F; the peak-shaped uses in
     order of rho, each up to the peak (rho above the flexible value) or the room F leaves."""
-    g = _greedy(a, r)
+    g = parts_of(r, "allocation.")
     lim = "IF({rho}>mkt_rho_flexible,[peak],IF({rho}>0,[shared],0))"
     pick = "IF([rank_a]={k},{a},IF([rank_s]={k},{s},{p}))"
     got = []
@@ -347,16 +319,17 @@ ROWS = (capacity_rows, demand_rows, api_rows, value_rows, allocation_rows, greed
         use_rows, adoption_rows, stream_rows, gpu_rows)  # fmt: skip
 
 
-# The cached values of the rows whose figures the model keeps inside its allocation loop: the
-# same arithmetic on the model's own outputs (Results and Results.parts), month by month.
+# The cached values come from the model's results (Results and Results.parts): the figures of
+# the allocation loop, the subscriber's value and the uses' values are the model's own.
 
 
 def _v(x) -> float:
     return float(np.asarray(x, float).reshape(-1)[0])
 
 
-def _in_term(a: Assumptions, r: Results) -> np.ndarray:
-    return (r.months <= a.num("contract.term_months")).astype(float)[None, :]
+def parts_of(r: Results, prefix: str) -> dict[str, np.ndarray]:
+    """The parts named ``prefix``<name>, by <name>."""
+    return {k.removeprefix(prefix): v for k, v in r.parts.items() if k.startswith(prefix)}
 
 
 def offered(r: Results) -> float:
@@ -364,91 +337,28 @@ def offered(r: Results) -> float:
     return 1.0 if np.isfinite(_v(r.served_multiplier)) else 0.0
 
 
-def _need(r: Results) -> np.ndarray:
-    thr = _v(r.throughput_per_mw)
-    per_stream = _v(r.served_tokens_per_s_ultrafast) / thr if thr > 0 else 0.0
-    return np.asarray(r.parts["all_adopt_streams"]) * per_stream
-
-
-def _sub_cap(a: Assumptions, r: Results) -> np.ndarray:
-    on = 0.0 if a.values["capacity.subscriber_offer"] == "off" else 1.0
-    want = _v(r.ultrafast_adoption_wanted)
-    return _in_term(a, r) * offered(r) * on * want * _need(r)
-
-
 def _lift(r: Results) -> np.ndarray:
     return np.asarray(r.parts["plus_hit.ultrafast"]) - np.asarray(r.parts["plus_hit.standard"])
 
 
-def values(a: Assumptions, r: Results) -> dict[str, float]:
-    """The value of an average MW-month of each use [USD] and the MW one token rate takes."""
-    spm = SECONDS_PER_MONTH
-    thr_u, thr_b = _v(r.throughput_per_mw), _v(r.throughput_per_mw_standard)
-    g = _v(r.gpu_cost_standard)
-    per_u, per_b = thr_u * spm, thr_b * spm
-    return {
-        "per_mw_u": per_u,
-        "per_mw_b": per_b,
-        "rho_api": _v(r.api_margin) * per_u / 1e6,
-        "rho_backfill": g * per_b / 1e6,
-        "rho_flexible": a.num("capacity.flexible_value_share") * g * per_b / 1e6,
-        "moved_value": g * spm * thr_u / (_v(r.parts["phi.ultrafast"]) * 1e6),
-        "mw_per_stream": _v(r.served_tokens_per_s_ultrafast) / thr_u if thr_u > 0 else 0.0,
-    }
+def values(r: Results) -> dict[str, float]:
+    """The value of an average MW-month of each use [USD] and the MW one stream takes, as the
+    model's allocation used them."""
+    P = r.parts
+    out = {k: _v(P[k]) for k in ("per_mw_u", "per_mw_b", "rho_api", "rho_backfill")}
+    out["rho_flexible"] = _v(P["rho_flexible"])
+    out["moved_value"] = _v(P["allocation.moved_value"])
+    out["mw_per_stream"] = _v(P["allocation.mw_per_stream"])
+    return out
 
 
 UNBOUNDED = 1e300  # the value of subscriber streams when they are offered first ('on')
 
 
-def _rho_s(a: Assumptions, r: Results) -> np.ndarray:
-    if a.values["capacity.subscriber_offer"] == "on":
-        return np.full_like(_need(r), UNBOUNDED)
-    need = _need(r)
-    inv = np.divide(1.0, need, out=np.zeros_like(need), where=need > 0)
-    P = r.parts
-    upgrade = _v(r.pro_price_factor) * _v(r.pro_capped_propensity)
-    pool = np.asarray(r.plus_pool)
-    w = np.asarray(P["pro_value"]) / np.asarray(r.discount)  # money of month t
-    return values(a, r)["moved_value"] + upgrade * _lift(r) * pool * w * inv
-
-
-def _bf_cap(a: Assumptions, r: Results, flexible: bool) -> np.ndarray:
-    per_b = values(a, r)["per_mw_b"]
-    if per_b <= 0:
-        return np.zeros_like(np.asarray(r.token_efficiency))
-    share = a.num("capacity.backfill_flexible_share")
-    volume = _in_term(a, r) * a.num("capacity.backfill_tokens_per_month") * r.token_efficiency
-    return volume * (share if flexible else 1.0) / per_b  # flexible work on top of the traffic
-
-
-def _greedy(a: Assumptions, r: Results) -> dict[str, np.ndarray]:
-    """The greedy fill's intermediate rows (allocation.allocate, month by month)."""
-    v = values(a, r)
-    mw = np.asarray(r.mw_online, float)
-    rho_f = v["rho_flexible"]
-    flex = np.minimum(_bf_cap(a, r, True), mw) if rho_f > 0 else np.zeros_like(mw)
-    peak = mw / a.num("usage.peak_to_average")
-    shared = np.minimum(peak, mw - flex)
-    R = [np.full_like(mw, v["rho_api"]), _rho_s(a, r), np.full_like(mw, v["rho_backfill"])]
-    Y = [_div(r.api_tokens_wanted, np.full(mw.shape[0], v["per_mw_u"])), _sub_cap(a, r)]
-    Y.append(_bf_cap(a, r, False))
-    lim = [np.where(x > rho_f, peak, np.where(x > 0, shared, 0.0)) for x in R]
-    rank = [
-        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(float) for k in range(3) if k != j)
-        for j in range(3)
-    ]
-    out = {"flex": flex, "peak": peak, "shared": shared}
-    out.update({f"lim_{u}": x for u, x in zip("asp", lim, strict=True)})
-    out.update({f"rank_{u}": x for u, x in zip("asp", rank, strict=True)})
-    S = 0.0
-    for pos in range(3):
-        at = [rank[j] == pos for j in range(3)]
-        cap = np.where(at[0], Y[0], np.where(at[1], Y[1], Y[2]))
-        lm = np.where(at[0], lim[0], np.where(at[1], lim[1], lim[2]))
-        got = np.minimum(cap, np.maximum(lm - S, 0.0))
-        out[f"got{pos}"] = got
-        S = S + got
-    return out
+def _rho_s(r: Results) -> np.ndarray:
+    """rho_s as the allocation used it; offered first ('on'): unbounded, written as UNBOUNDED."""
+    rho = np.asarray(r.parts["allocation.rho_s"])
+    return np.where(np.isposinf(rho), UNBOUNDED, rho)
 
 
 def _ramp_and_tranche(a: Assumptions) -> tuple[np.ndarray, np.ndarray]:

@@ -37,6 +37,7 @@ def allocate(
     values: tuple[ArrayLike, ArrayLike, ArrayLike],
     flexible_cap: ArrayLike,
     flexible_value: ArrayLike,
+    parts: dict[str, Array] | None = None,
 ) -> tuple[Array, Array, Array, Array]:
     """The LP's optimum (y_a, y_s, y_p, y_f) [average MW] for one month, each (N,).
 
@@ -48,6 +49,8 @@ def allocate(
     flexible work leaves, min(MW / pta, MW - F), and one with rho <= 0 nothing. Flexible work
     takes what is left, min(Y_f, MW - S). (A unit of peak-shaped use costs the flexible value
     of the average MW it occupies only once flexible work fills the rest: exact for this LP.)
+    ``parts``, where given, receives the fill's steps: flex F, peak, shared, lim_a/s/p, rank_a/s/p
+    (each use's place, 0 first) and got0..2 (the MW of the use in each place) [MW or place].
     """
     mw = np.asarray(mw, float)
     pta = np.asarray(peak_to_average, float)
@@ -75,23 +78,36 @@ def allocate(
         S = S + got
         for j in range(3):
             y[j] = y[j] + np.where(at[j], got, 0.0)
+        if parts is not None:
+            parts[f"got{pos}"] = got
+    if parts is not None:
+        parts.update(flex=flex, peak=peak, shared=shared)
+        for u, lm, rk in zip("asp", lim, rank, strict=True):
+            parts[f"lim_{u}"], parts[f"rank_{u}"] = lm, rk
     y_f = np.where(f_on, np.minimum(fcap, np.maximum(mw - S, 0.0)), 0.0)
     shape = np.broadcast_shapes(*(np.shape(v) for v in (*y, y_f)))
     return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))  # type: ignore[return-value]
 
 
 def subscriber_value_per_adopter(
-    margin: Array, discount: Array, survival_step: Array, tv_per_subscriber: ArrayLike
+    margin: Array,
+    discount: Array,
+    survival_step: Array,
+    tv_per_subscriber: ArrayLike,
+    parts: dict[str, Array] | None = None,
 ) -> Array:
     """W_t [USD at month 0]: the present value of one extra Pro subscriber converted in month t
     (section 0.2), W_t = sum over tau >= t of m_tau d_tau S_tau / S_t + S_H / S_t x TV d_H, with
     S_tau = prod_{k <= tau} survival_step_k. ``margin`` m_t [USD/month], ``discount`` d_t and
     ``survival_step`` (1 - churn_t) are (H, N) or broadcastable; ``tv_per_subscriber`` is the
-    terminal value of one subscriber at H (0 when excluded), (N,) [USD]."""
+    terminal value of one subscriber at H (0 when excluded), (N,) [USD]. ``parts``, where given,
+    receives the survival S_t [share] and the discounted margin m_t d_t S_t [USD], (H, N)."""
     shape = np.broadcast_shapes(np.shape(margin), np.shape(discount), np.shape(survival_step))
     log_s = np.cumsum(np.log(np.broadcast_to(survival_step, shape)), axis=0)
     s = np.exp(log_s)
     flow = np.broadcast_to(margin, shape) * np.broadcast_to(discount, shape) * s
+    if parts is not None:
+        parts.update(survival=s, discounted_margin=flow)
     tail = np.cumsum(flow[::-1], axis=0)[::-1]  # sum over tau >= t
     tail = tail + s[-1] * np.broadcast_to(discount, shape)[-1] * np.asarray(tv_per_subscriber)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -108,6 +124,9 @@ class Allocation:
     plus_cap_hit, plus_cap_hit_counterfactual : h_plus,t with and without [share].
     mw_api, mw_subscriber, mw_backfill_peak, mw_backfill_flexible : average MW by use [MW].
     subscriber_value : rho_s [USD per average MW-month] (NaN where no subscriber demand).
+    parts : with ``detail``, each month's steps of the fill (see :func:`allocate`) and need
+    (average MW if every eligible user adopted), sub_cap Y_s and rho_s (unmasked), (H, N), and
+    moved_value [USD per average MW-month] and mw_per_stream [MW], (N,); else None.
     """
 
     pro: Array
@@ -121,6 +140,7 @@ class Allocation:
     mw_backfill_peak: Array
     mw_backfill_flexible: Array
     subscriber_value: Array
+    parts: dict[str, Array] | None = None
 
 
 def pro_paths(
@@ -154,6 +174,7 @@ def pro_paths(
     flexible_value: ArrayLike,
     pro_value: Array,
     term_months: ArrayLike,
+    detail: bool = False,
 ) -> Allocation:
     """Step the months: A_t from last month's Pro stock, the month's allocation, then the stocks.
 
@@ -191,6 +212,8 @@ def pro_paths(
     moved_value = g_std * SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION)
 
     out = {k: np.empty((H, N)) for k in ("P", "P0", "a", "A", "h", "ya", "ys", "yp", "yf", "rs")}
+    steps: dict[str, Array] | None = {} if detail else None
+    kept: dict[str, Array] = {}
     p = p_start.astype(float).copy()
     p0 = p.copy()
     for t in range(H):
@@ -206,8 +229,12 @@ def pro_paths(
         if offer == "on":
             rho_s = np.full(N, np.inf)
         y_a, y_s, y_p, y_f = allocate(
-            mw[t], pta, (y_api[t], cap_s, y_bp[t]), (rho_a, rho_s, rho_p), y_bf[t], rho_f
+            mw[t], pta, (y_api[t], cap_s, y_bp[t]), (rho_a, rho_s, rho_p), y_bf[t], rho_f, steps
         )
+        if steps is not None:
+            steps.update(need=need, sub_cap=cap_s, rho_s=rho_s)
+            for k, v in steps.items():
+                kept.setdefault(k, np.empty((H, N)))[t] = v
         a = np.divide(y_s, need, out=np.zeros(N), where=need > 0)
         h = h0[t] + a * lift[t]
         gap = np.where(in_term, 0.0, extra_ * np.maximum(p - p0, 0.0))
@@ -234,6 +261,9 @@ def pro_paths(
         mw_backfill_peak=out["yp"],
         mw_backfill_flexible=out["yf"],
         subscriber_value=out["rs"],
+        parts={**kept, "moved_value": moved_value, "mw_per_stream": mw_per_stream}
+        if detail
+        else None,
     )
 
 

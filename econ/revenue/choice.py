@@ -27,7 +27,8 @@ def _f(x: ArrayLike) -> Array:
 class Logit:
     """A calibrated logit: tier constants alpha [-], price coefficient beta [1 per USD/Mtok],
     speed coefficient gamma [1 per ln(tokens/s)], nest parameter lam [-], market M
-    [tokens/month] and the calibration shares q_s, q_f, q_u, q_0 [share]."""
+    [tokens/month], the calibration shares q_s, q_f, q_u, q_0 [share] and the nest's
+    calibrated inclusive value I* [-]."""
 
     alpha_s: Array
     alpha_f: Array
@@ -40,6 +41,7 @@ class Logit:
     q_f: Array
     q_u: Array
     q_0: Array
+    inclusive: Array  # I* = ln((q_f + q_u) / q_0), the nest's calibrated inclusive value
 
     def premium(self) -> Array:
         """The calibrated premium of the ultrafast tier over standard [USD per 1M tokens]:
@@ -66,7 +68,8 @@ def calibrate(
     bundled prices [USD per 1M tokens] and tier speeds [tokens/s], with the ultrafast tier at
     ``price_reference``.
 
-    M = V_u + (V_s + V_f) / D; q_i = V_i / M; q_0 = 1 - q_s - q_f - q_u = (1 - q_u)(1 - D);
+    M = V_u + (V_s + V_f) / D; q_i = V_i / M; q_0 = 1 - q_s - q_f - q_u = (1 - q_u)(1 - D)
+    (the second form: no cancellation as D nears 1);
     beta = elasticity / (price_reference (1 - q_u)) (the ultrafast point elasticity);
     gamma = beta x wtp_doubling / ln 2. Plain logit (lam = 1): alpha_i = ln(q_i / q_0) +
     beta p_i - gamma ln(s_i). Nest {fast, ultrafast} with 0 < lam <= 1: alpha_s as plain;
@@ -76,7 +79,9 @@ def calibrate(
     vs, vf, vu, d = _f(v_standard), _f(v_fast), _f(v_ultrafast), _f(diversion)
     market = vu + (vs + vf) / d
     q_s, q_f, q_u = vs / market, vf / market, vu / market
-    q_0 = 1.0 - q_s - q_f - q_u
+    # the outside share in closed form: 1 - q_s - q_f - q_u cancels to rounding noise (0 or
+    # below) as D nears 1, where (1 - q_u)(1 - D) stays positive and exact
+    q_0 = (1.0 - q_u) * (1.0 - d)
     beta = _f(elasticity) / (_f(price_reference) * (1.0 - q_u))
     gamma = beta * _f(wtp_doubling) / LN2
     lam = _f(lam)
@@ -95,7 +100,7 @@ def calibrate(
             + beta * _f(price_reference)
             - gamma * np.log(speed_ultrafast)
         )
-    return Logit(alpha_s, alpha_f, alpha_u, beta, gamma, lam, market, q_s, q_f, q_u, q_0)
+    return Logit(alpha_s, alpha_f, alpha_u, beta, gamma, lam, market, q_s, q_f, q_u, q_0, inc)
 
 
 def utilities(
@@ -117,8 +122,14 @@ def shares(
     """(x_s, x_f, x_u, x_0): the shares of the market [share] with the ultrafast tier offered
     (``ultrafast`` true, per scenario) or not. The nest {fast, ultrafast} has inclusive value
     I = lam ln(exp(v_f / lam) + exp(v_u / lam)); without the ultrafast tier I = v_f."""
-    v_s, v_f, v_u = utilities(lg, prices, speeds)
-    lam = lg.lam
+    return _shares(utilities(lg, prices, speeds), lg.lam, ultrafast)
+
+
+def _shares(
+    v: tuple[Array, Array, Array], lam: Array, ultrafast: ArrayLike
+) -> tuple[Array, Array, Array, Array]:
+    """The shares of :func:`shares` from the utilities (v_s, v_f, v_u)."""
+    v_s, v_f, v_u = v
     on = np.asarray(ultrafast, bool)
     # the nest's inclusive value, computed stably
     # (a tier without volume has v = -inf: an empty nest has I = -inf and shares 0)
@@ -147,7 +158,8 @@ class Choice:
     without it; diversion_standard / diversion_fast D_j: lab tokens of tier j that one ultrafast
     token replaces [-]; margin m_u [USD per 1M ultrafast tokens]; revenue_per_token
     p_u - sum D_j p_j [USD per 1M] (fee-bearing); gpu_avoided_per_token sum D_j g$_j [USD per
-    1M]; market M [tokens/month]; premium (alpha_u - alpha_s) / beta [USD per 1M].
+    1M]; market M [tokens/month]; premium (alpha_u - alpha_s) / beta [USD per 1M]; logit: the
+    calibrated logit; utilities (v_s, v_f, v_u) at the run's prices and served speeds [-].
     """
 
     share_standard: Array
@@ -163,6 +175,8 @@ class Choice:
     gpu_avoided_per_token: Array
     market: Array
     premium: Array
+    logit: Logit
+    utilities: tuple[Array, Array, Array]
 
 
 def api_margin(
@@ -192,8 +206,9 @@ def choice(
 ) -> Choice:
     """Shares with and without the ultrafast tier, the diversion D_j = (x0_j - x_j) / x_u
     (plain logit: x_j / (1 - x_u)), and the margin per ultrafast token."""
-    x_s, x_f, x_u, x_0 = shares(lg, prices, speeds, True)
-    n_s, n_f, _, _ = shares(lg, prices, speeds, False)
+    v = utilities(lg, prices, speeds)
+    x_s, x_f, x_u, x_0 = _shares(v, lg.lam, True)
+    n_s, n_f, _, _ = _shares(v, lg.lam, False)
     with np.errstate(divide="ignore", invalid="ignore"):
         d_s = np.where(x_u > 0, (n_s - x_s) / x_u, 0.0)
         d_f = np.where(x_u > 0, (n_f - x_f) / x_u, 0.0)
@@ -213,4 +228,6 @@ def choice(
         gpu_avoided_per_token=d_s * _f(gpu_costs[0]) + d_f * _f(gpu_costs[1]),
         market=lg.market,
         premium=lg.premium(),
+        logit=lg,
+        utilities=v,
     )

@@ -142,3 +142,18 @@ def test_the_logit_broadcasts_over_scenarios():
     np.testing.assert_allclose(lg.market, [1200, 200 + 800 / 0.5], rtol=1e-15)
     x_s, x_f, x_u, x_0 = choice.shares(lg, PRICES, SPEEDS)
     np.testing.assert_allclose(x_s + x_f + x_u + x_0, 1.0, rtol=1e-14)
+
+
+def test_a_diversion_next_to_one_keeps_the_logit_finite():
+    """D just below 1 (the top of its range): M = 200 + 800 / D -> 1,000, q -> (3/5, 1/5, 1/5)
+    and the outside share (1 - q_u)(1 - D) = 4/5 x 2^-53 by hand, where 1 - q_s - q_f - q_u
+    cancels to rounding noise. Every buyer of an ultrafast token then comes from the lab's
+    tiers: at the calibration point D_s + D_f = 1 - x_0 / (1 - x_u) = D."""
+    d = float(np.nextafter(1.0, 0.0))
+    lg = choice.calibrate(600, 200, 200, d, 10, 20, 60, 1.0, 0.0, *SPEEDS)
+    assert float(lg.q_0) == pytest.approx(0.8 * 2.0**-53, rel=1e-12)
+    assert all(math.isfinite(float(x)) for x in (lg.alpha_s, lg.alpha_f, lg.alpha_u))
+    np.testing.assert_allclose(_shares(lg)[:3], [0.6, 0.2, 0.2], rtol=1e-12)
+    c = choice.choice(lg, PRICES, SPEEDS, (1.0, 2.0), FEES)
+    assert float(c.diversion_standard + c.diversion_fast) == pytest.approx(1.0, rel=1e-12)
+    assert float(c.diversion_standard) == pytest.approx(0.75, rel=1e-12)  # 0.6 / (1 - 0.2)
