@@ -135,16 +135,22 @@ def share_results(a: Assumptions, r: Results) -> list[Declaration]:
 
 def margin_results(a: Assumptions, r: Results) -> list[Declaration]:
     keep = "(1-finance_variable_cost_share)"
+    vc = float(a.values["finance.variable_cost_share"])
     div = "IF(api_share_ultrafast>0,(mkt_no_deal_{t}-api_share_{t})/api_share_ultrafast,0)"
     return [
         Result("api_diversion_standard", "Standard tokens one ultrafast token replaces, D_s", "-",
                "num4", div.format(t="standard"), _v(r.api_diversion_standard)),
         Result("api_diversion_fast", "Fast tokens one ultrafast token replaces, D_f", "-", "num4",
                div.format(t="fast"), _v(r.api_diversion_fast)),
+        *[Result(f"mkt_margin_{t}", f"Margin of one {t} token the lab sells on its GPUs",
+                 "USD per 1M tokens", "usd2",
+                 f"tiers_{t}_price_per_mtok_usd*{keep}-gpu_cost_{t}",
+                 float(a.values[f"tiers.{t}.price_per_mtok_usd"]) * (1 - vc)
+                 - _v(getattr(r, f"gpu_cost_{t}")))
+          for t in ("standard", "fast")],
         Result("api_margin", "Margin of one ultrafast API token, m_u", "USD per 1M tokens", "usd2",
                f"tiers_ultrafast_price_per_mtok_usd*{keep}"
-               f"-api_diversion_standard*(tiers_standard_price_per_mtok_usd*{keep}-gpu_cost_standard)"
-               f"-api_diversion_fast*(tiers_fast_price_per_mtok_usd*{keep}-gpu_cost_fast)",
+               "-api_diversion_standard*mkt_margin_standard-api_diversion_fast*mkt_margin_fast",
                _v(r.api_margin)),
         Result("mkt_revenue_per_token", "Revenue of an ultrafast token less the revenue it takes",
                "USD per 1M tokens", "usd2",
