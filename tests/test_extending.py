@@ -488,7 +488,7 @@ EXTRA_SHEET = [
         SHEET,
         "econ/report/sheets.py",
         (),
-        r"^def cover_sheet\(",
+        r"^def _payback_chart\(",
         f'''def key_figures_sheet(book: Book, ws, head: dict) -> None:
     """NPV and payback on one printed page: live formulas on the named results."""
     s = book.styles
@@ -532,9 +532,17 @@ EXTRA_SHEET = [
     Edit(
         SHEET,
         "econ/report/sheets.py",
-        ("cover_sheet", "guide"),
-        r"^    guide = \[\n",
-        f'        ("{NEW_SHEET}", "NPV and payback on one page, live."),\n',
+        (),
+        r"^from econ.report.workbook import new_workbook\n",
+        "from econ.report.workbook import new_workbook, write_formula\n",
+        how="replace",
+    ),
+    Edit(
+        SHEET,
+        "econ/report/cover.py",
+        ("GUIDE",),
+        r"^GUIDE = \(\n",
+        f'    ("{NEW_SHEET}", "NPV and payback on one page, live."),\n',
     ),
 ]
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import Assumptions
+from econ.constants import HOURS_PER_MONTH, KW_PER_MW
 from econ.model import Results
-from econ.payback import BISECTION_STEPS, irr_trace, irr_unique, mirr
+from econ.payback import BISECTION_STEPS, IRR_GRID, irr_trace, irr_unique, mirr
 from econ.report import revenue_rows
 from econ.report.rows import (
     Check,
@@ -32,7 +34,7 @@ from econ.report.rows import (
     row0,
 )
 from econ.report.workbook import write_formula
-from econ.report.xl import MONTHS, Book, Timeline, excel_name, pad_months
+from econ.report.xl import FIRST_COL, MONTHS, Book, Timeline, excel_name, pad_months
 
 SPM = "constant_seconds_per_month"
 SPW = "constant_seconds_per_week"
@@ -85,7 +87,7 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
     render(tl, calendar(a))
     render(tl, rent_rows(a, r))
     render(tl, buy_rows(a, r, analysis))
-    render(tl, buy_results(a, analysis))
+    render(tl, buy_results(a, r, analysis))
     render(tl, rent_vs_buy_results(a, analysis))
     return tl
 
@@ -134,14 +136,16 @@ def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
     ]
 
 
-D_TERM = "[d@contract_term_months]"
+D_TERM = "buy_d_term"  # the discount factor at the end of the term (a named result)
 LIFE = "MAX(0,1-contract_term_months/(constant_months_per_year*{life}))"
+POWER = "constant_kw_per_mw*constant_hours_per_month*buy_power_price_usd_per_kwh"
 
 
-def buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
+def buy_results(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
     rb = analysis["rent_vs_buy"]
     hw = float(rb["systems"]) * a.num(f"hardware.{a.values['contract.platform']}.price_usd")
     fac_life = LIFE.format(life="buy_facility_life_years")
+    v = _buy_values(a, r, analysis)
     return [
         Section("Results", narrow=True),
         Result("buy_systems", "Systems bought", "systems", "num",
@@ -151,6 +155,14 @@ def buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
         Result("buy_facility_usd", "Facility capex", "USD", "usd_b",
                "contract_mw*buy_facility_capex_usd_per_mw",
                a.num("contract.mw") * a.num("buy.facility_capex_usd_per_mw")),
+        Result("buy_d_term", "Discount factor at the end of the term", "-", "num4",
+               "[d@contract_term_months]", v["d_term"]),
+        Result("buy_capex_pv_per_usd", "PV of a dollar of capex on its schedule",
+               "USD/USD", "num4", "SUMPRODUCT([capex_share:],[d_before:])", v["capex_pv"]),
+        Result("buy_term_discount_months", "Discount factors summed over the term", "months",
+               "num2", "SUMPRODUCT([in_term:],[d:])", v["term_d"]),
+        Result("buy_power_pv_usd", "Present value of the power bill over the term", "USD",
+               "usd_b", f"SUMPRODUCT([mw:],[in_term:],[d:])*{POWER}", v["power_pv"]),
         Result("buy_residual_usd", "Residual value at the end of the term", "USD", "usd_b",
                f"buy_hardware_usd*{LIFE.format(life='cap_life_years')}*buy_resale_share"
                f"+buy_facility_usd*{fac_life}", rb["buy_residual_usd"]),
@@ -170,22 +182,39 @@ def buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
     ]
 
 
+def _buy_values(a: Assumptions, r: Results, analysis: dict) -> dict[str, float]:
+    """The Python values of the intermediate results of buying, from the rows' own values."""
+    flows = analysis["cost_flows"]
+    T = int(a.values["contract.term_months"])
+    m = months()
+    d = pad_months(r.discount[0], 1.0)
+    d_before = pad_months(np.concatenate([[1.0], r.discount[0][:-1]]))
+    in_term = ((m >= 1) & (m <= T)).astype(float)
+    share = pad_months(flows["buy_capex_share"].to_numpy())
+    power = KW_PER_MW * HOURS_PER_MONTH * a.num("buy.power_price_usd_per_kwh")
+    return {
+        "d_term": float(d[T]),
+        "capex_pv": float(np.sum(share[1:] * d_before[1:])),
+        "term_d": float(np.sum(in_term[1:] * d[1:])),
+        "power_pv": float(np.sum(row0(r.mw_online)[1:] * in_term[1:] * d[1:])) * power,
+    }
+
+
 def rent_vs_buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
     rb = analysis["rent_vs_buy"]
     trace = irr_trace(analysis["owner_flows"])
     fac_life = LIFE.format(life="buy_facility_life_years")
     hw_life = LIFE.format(life="cap_life_years")
-    power = "constant_kw_per_mw*constant_hours_per_month*buy_power_price_usd_per_kwh"
     be = "(rent_npv_usd-buy_npv_at_zero_price_usd)/buy_npv_per_usd_of_price"
     return [
         Result("buy_npv_at_zero_price_usd", "NPV of buying with free hardware", "USD", "usd_b",
-               "buy_facility_usd*SUMPRODUCT([capex_share:],[d_before:])"
-               f"+SUMPRODUCT([mw:],[in_term:],[d:])*{power}-buy_facility_usd*{fac_life}*{D_TERM}",
+               "buy_facility_usd*buy_capex_pv_per_usd+buy_power_pv_usd"
+               f"-buy_facility_usd*{fac_life}*{D_TERM}",
                rb["buy_npv_at_zero_price_usd"]),
         Result("buy_npv_per_usd_of_price", "NPV of buying per dollar of system price", "USD/USD",
                "num2",
-               "buy_systems*(SUMPRODUCT([capex_share:],[d_before:])+buy_maintenance_share_annual"
-               f"/constant_months_per_year*SUMPRODUCT([in_term:],[d:])-{hw_life}*buy_resale_share*{D_TERM})",
+               "buy_systems*(buy_capex_pv_per_usd+buy_maintenance_share_annual"
+               f"/constant_months_per_year*buy_term_discount_months-{hw_life}*buy_resale_share*{D_TERM})",
                rb["buy_npv_per_usd_of_price"]),
         Result("breakeven_system_price_usd",
                "System price at which buying equals renting (blank: none)", "USD", "usd",
@@ -266,9 +295,11 @@ def payback_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]
     P = r.parts
     pay = ('IF(last_negative_month=0,0,IF(cumulative_cash_at_horizon_usd<0,"",'
            "last_negative_month-[cum@last_negative_month]/[cf@last_negative_month+1]))")
-    dpay = ('IF(last_negative_month_discounted=0,0,IF([dcum@horizon_months]<0,"",'
-            "last_negative_month_discounted-[dcum@last_negative_month_discounted]"
-            "/[dcf@last_negative_month_discounted+1]))")
+    dpay = ('IF(last_negative_month_discounted=0,0,IF(discounted_cash_at_horizon_usd<0,"",'
+            "last_negative_month_discounted-dcum_at_last_negative_usd/dcf_after_last_negative_usd))")
+    ld = int(P["last_negative_month_discounted"][0][-1])
+    H_ = int(a.values["horizon.months"])
+    dcum, dcf = held(r.cumulative_discounted_cash), row0(r.discounted_cash_flow)
     return [
         Section("Results", narrow=True),
         Result("cumulative_cash_at_horizon_usd", "Cumulative cash at the horizon", "USD",
@@ -291,6 +322,14 @@ def payback_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]
                "" if head["max_deficit_month"] is None else float(head["max_deficit_month"])),
         Result("last_negative_month_discounted", "... of discounted cash", "month", "num",
                f"[dlast_neg@{H}]", float(P["last_negative_month_discounted"][0][-1])),
+        Result("discounted_cash_at_horizon_usd", "Cumulative discounted cash at the horizon",
+               "USD", "usd_b", f"[dcum@{H}]", float(dcum[H_])),
+        Result("dcum_at_last_negative_usd", "Cumulative discounted cash in that month", "USD",
+               "usd_b", "[dcum@last_negative_month_discounted]", float(dcum[ld])),
+        Result("dcf_after_last_negative_usd",
+               "Discounted cash flow the month after (0 at H)", "USD",
+               "usd_b", f"IF(last_negative_month_discounted<{H},"
+               "[dcf@last_negative_month_discounted+1],0)", float(dcf[ld + 1]) if ld < H_ else 0.0),
         Result("discounted_payback_months", "Discounted payback month (blank: none)", "month",
                "num1", dpay, blank(head["discounted_payback_months"]),
                match="Discounted payback month"),
@@ -346,21 +385,19 @@ def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
     trace = irr_trace(flows0)
     both = (flows0 > 0).any() and (flows0 < 0).any()
     criterion = -1 if not both else 1 if irr_unique(flows0) else 0
-    months = "timeline_months"
-    k_ = f"([cum:]+({months}={H})*finance_terminal_value*terminal_value_usd)"
-
-    def once(x: str) -> str:
-        last_neg = f"SUMPRODUCT(MAX(({x}<0)*({months}<={H})*{months}))"
-        first_pos = f"SUMPRODUCT(MIN({months}+1E9*(1-({x}>0)*({months}<={H}))))"
-        return f"AND({last_neg}>0,{first_pos}<1E9,{last_neg}<{first_pos})"
-
+    k_ = f"([cum:]+(timeline_months={H})*finance_terminal_value*terminal_value_usd)"
+    cum = np.asarray(r.cumulative_cash[0], float).copy()  # months 1..H, the TV at H
+    cum[-1] += a.num("finance.terminal_value") * float(np.asarray(r.terminal_value).reshape(-1)[0])
     f_ = "[irr_flows:]"
     mirr0 = mirr(flows0, float(P["monthly_rate"][0]))
     return [
+        *sign_changes("irr", "IRR flows", f_, flows0),
+        *sign_changes("irr_cum", "Their running sum", k_, cum),
         Result("irr_criterion", "IRR criterion: 1 a unique rate of return (the flows, or their "
                "running sum, change sign once, from out to in); 0 no meaningful IRR; -1 the flows "
                "never change sign", "-", "num",
-               f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,IF(OR({once(f_)},{once(k_)}),1,0))',
+               f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,'
+               "IF(OR(irr_changes_once,irr_cum_changes_once),1,0))",
                float(criterion)),
         Result("irr_annual", "IRR, annualised (blank: none or not meaningful; solver below)",
                "1/yr", "pct",
@@ -374,6 +411,30 @@ def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
                'monthly_rate))^constant_months_per_year-1,"")',
                "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),
                match="MIRR [1/yr]"),
+    ]
+
+
+def sign_changes(name: str, what: str, x: str, values: np.ndarray) -> list[Declaration]:
+    """The last month within the horizon where ``x`` (a span template) is below zero (0: none)
+    and the first where it is above zero (above the horizon: none); ``values`` months 1..H."""
+    m = "timeline_months"
+    v = np.asarray(values, float)
+    t = np.arange(1, v.size + 1)
+    out = t[v < 0]
+    into = t[v > 0]
+    last_out = int(out.max()) if out.size else 0
+    first_in = int(into.min()) if into.size else int(1 + MONTHS)
+    return [
+        Result(f"{name}_last_out", f"{what}: last month below zero (0: none)", "month", "num",
+               f"SUMPRODUCT(MAX(({x}<0)*({m}<={H})*{m}))", float(last_out)),
+        Result(f"{name}_first_in",
+               f"{what}: first month above zero (>H: none)", "month", "num",
+               f"SUMPRODUCT(MIN({m}+constant_horizon_max_months*(1-({x}>0)*({m}<={H}))))",
+               float(first_in)),
+        Result(f"{name}_changes_once", f"{what}: one sign change, out to in",
+               "TRUE/FALSE", "bool",
+               f"AND({name}_last_out>0,{name}_first_in<={H},{name}_last_out<{name}_first_in)",
+               bool(0 < last_out < first_in <= int(v.size))),
     ]
 
 
@@ -458,48 +519,85 @@ def irr_solver(
     Newton's method from a guess and can return a rate that is no root at all; started at
     this root it returns the root.
     ``flows`` is a row span; ``shift`` 1 when its first value is month 0 (periods start at 1)."""
-    from xlsxwriter.utility import xl_rowcol_to_cell
-
-    from econ.payback import IRR_GRID
-
     s = book.styles
     ws, r0 = tl.ws, tl.next + 1
-    hdr = tl.header  # its cells hold the month numbers
-    first_col = 2 + (0 if shift else 1)
-    m_span = f"'{tl.sheet}'!{xl_rowcol_to_cell(hdr, first_col, True, True)}:{xl_rowcol_to_cell(hdr, 2 + MONTHS, True, True)}"
-    t = f"({m_span}+{shift})"
-    ws.write_string(
-        r0,
-        0,
+    first_col = FIRST_COL + (0 if shift else 1)
+    t = f"({_span(tl, tl.header, first_col, FIRST_COL + MONTHS)}+{shift})"  # the periods
+    title = (
         f"IRR solver: {what}. Present value at each rate of the grid; the first sign change "
-        "below zero and the first above it, each bisected; the root nearer zero.",
-        s("section"),
+        "below zero and the first above it, each bisected; the root nearer zero."
     )
-    head = [
-        "grid point",
-        "ln(1 + x)",
-        "present value",
-        "changes sign to the next",
-        "below zero",
-        "above zero",
-    ]
-    for j, h in enumerate(head):
-        ws.write_string(r0 + 1, j, h, s("h"))
-    top = r0 + 2
-    n = len(IRR_GRID)
-    pv = trace.pv
-    pos = pv > 0
-    for j in range(n):
-        rr = top + j
-        c = lambda col, dr=0, rr=rr: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
-        ws.write_number(rr, 0, j + 1)
-        write_formula(ws, rr, 1, f"=INDEX(constant_irr_grid,{c(0)})", float(IRR_GRID[j]), s("num4"))
-        write_formula(ws, rr, 2, f"=SUMPRODUCT({flows},EXP(-{t}*{c(1)}))", float(pv[j]), s("sci"))
-        if j < n - 1:
+    ws.write_string(r0, 0, title, s("section"))
+    sv = _IrrSolver(book, tl, flows, t, r0 + 2)
+    sv.grid(trace)
+    rr = r0 + 2 + len(IRR_GRID) + 1
+    roots = []
+    for side, bis in (("below", trace.below), ("above", trace.above)):
+        rr, root = sv.bisection(rr, side, bis)
+        roots.append(root)
+    b, a_ = roots
+    ws.write_string(rr, 0, "the root nearer zero, ln(1 + x) (blank: none)", s("bold"))
+    final = (
+        f'IF(AND({b}="",{a_}=""),"",IF({b}="",{a_},IF({a_}="",{b},'
+        f"IF(ABS(EXP({b})-1)<=ABS(EXP({a_})-1),{b},{a_}))))"
+    )
+    write_formula(ws, rr, 1, "=" + final, "" if trace.interval is None else trace.y, s("num4"))
+    book.name(name, f"'{tl.sheet}'!$B${rr + 1}")
+    book.name(f"{name}_solver_area", f"'{tl.sheet}'!$A${r0 + 1}:$F${rr + 1}")
+    tl.next = rr + 2
+
+
+def _span(tl: Timeline, row: int, first: int, last: int) -> str:
+    a, b = (xl_rowcol_to_cell(row, c, True, True) for c in (first, last))
+    return f"'{tl.sheet}'!{a}:{b}"
+
+
+GRID_HEADER = ("grid point", "ln(1 + x)", "present value", "changes sign to the next",
+               "below zero", "above zero")  # fmt: skip
+STEP_HEADER = ("step", "lo", "hi", "PV at lo", "mid", "PV at mid")
+
+
+class _IrrSolver:
+    """The cells of one IRR solver: the grid of present values, then each side's bisection."""
+
+    def __init__(self, book: Book, tl: Timeline, flows: str, t: str, top: int):
+        self.book, self.tl, self.ws, self.s = book, tl, tl.ws, book.styles
+        self.flows, self.t, self.top = flows, t, top
+
+    def col(self, k: int) -> str:
+        """Column k of the grid, every grid point."""
+        return (
+            _span(self.tl, self.top, k, k).split(":")[0]
+            + ":"
+            + xl_rowcol_to_cell(self.top + len(IRR_GRID) - 1, k, True, True)
+        )
+
+    def grid(self, trace) -> None:
+        ws, s, n, pv = self.ws, self.s, len(IRR_GRID), trace.pv
+        for j, h in enumerate(GRID_HEADER):
+            ws.write_string(self.top - 1, j, h, s("h"))
+        pos = pv > 0
+        for j in range(n):
+            rr = self.top + j
+            c = lambda col, dr=0, rr=rr: xl_rowcol_to_cell(rr + dr, col)  # noqa: E731
+            ws.write_number(rr, 0, j + 1)
+            write_formula(
+                ws, rr, 1, f"=INDEX(constant_irr_grid,{c(0)})", float(IRR_GRID[j]), s("num4")
+            )
+            write_formula(
+                ws,
+                rr,
+                2,
+                f"=SUMPRODUCT({self.flows},EXP(-{self.t}*{c(1)}))",
+                float(pv[j]),
+                s("sci"),
+            )
+            if j == n - 1:
+                write_formula(ws, rr, 3, "=FALSE()", False)
+                continue
             change = bool((pos[j] != pos[j + 1]) or pv[j] == 0)
             write_formula(ws, rr, 3, f"=OR(({c(2)}>0)<>({c(2, 1)}>0),{c(2)}=0)", change)
-            below = change and IRR_GRID[j + 1] <= 0
-            above = change and IRR_GRID[j] >= 0
+            below, above = change and IRR_GRID[j + 1] <= 0, change and IRR_GRID[j] >= 0
             write_formula(
                 ws,
                 rr,
@@ -511,73 +609,58 @@ def irr_solver(
             write_formula(
                 ws, rr, 5, f'=IF(AND({c(3)},{c(1)}>=0),{c(0)},"")', j + 1 if above else "", s("num")
             )
-        else:
-            write_formula(ws, rr, 3, "=FALSE()", False)
-    col = lambda k: f"'{tl.sheet}'!${chr(ord('A') + k)}${top + 1}:${chr(ord('A') + k)}${top + n}"  # noqa: E731
-    rr = top + n + 1
-    one_sign = f'OR(COUNTIF({flows},">0")=0,COUNTIF({flows},"<0")=0)'
-    roots = []
-    for side, bis, pick, label_ in (
-        ("below", trace.below, f"MAX({col(4)})", "first interval below zero"),
-        ("above", trace.above, f"MIN({col(5)})", "first interval above zero"),
-    ):
-        cidx = 4 if side == "below" else 5
-        ws.write_string(rr, 0, f"{label_} (blank: none)", s("bold"))
+
+    def bisection(self, rr: int, side: str, bis) -> tuple[int, str]:
+        """The first interval on ``side`` of zero and its bisection from row ``rr``; returns
+        the next row and the cell of the root."""
+        ws, s = self.ws, self.s
+        cidx, pick = (4, "MAX") if side == "below" else (5, "MIN")
+        one_sign = f'OR(COUNTIF({self.flows},">0")=0,COUNTIF({self.flows},"<0")=0)'
+        ws.write_string(rr, 0, f"first interval {side} zero (blank: none)", s("bold"))
         write_formula(
             ws,
             rr,
             1,
-            f'=IF(OR({one_sign},COUNT({col(cidx)})=0),"",{pick})',
+            f'=IF(OR({one_sign},COUNT({self.col(cidx)})=0),"",{pick}({self.col(cidx)}))',
             "" if bis is None else bis.interval + 1,
             s("num"),
         )
         best = f"$B${rr + 1}"
-        rr += 1
-        for j, h in enumerate(("step", "lo", "hi", "PV at lo", "mid", "PV at mid")):
-            ws.write_string(rr, j, h, s("h"))
-        b0 = rr + 1
-        steps = BISECTION_STEPS
-        for k in range(steps):
-            r_ = b0 + k
-            c = lambda cc, dr=0, r_=r_: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
-            ws.write_number(r_, 0, k + 1)
-            v = lambda arr, k=k, bis=bis: 0.0 if bis is None else float(arr(bis)[k])  # noqa: E731
-            if k == 0:
-                lo = f'IF({best}="",0,INDEX({col(1)},{best}))'
-                hi = f'IF({best}="",0,INDEX({col(1)},{best}+1))'
-                flo = f'IF({best}="",0,INDEX({col(2)},{best}))'
-            else:
-                same = f"(({c(5, -1)}>0)=({c(3, -1)}>0))"
-                lo = f"IF({same},{c(4, -1)},{c(1, -1)})"
-                hi = f"IF({same},{c(2, -1)},{c(4, -1)})"
-                flo = f"IF({same},{c(5, -1)},{c(3, -1)})"
-            write_formula(ws, r_, 1, "=" + lo, v(lambda b: b.lo), s("num4"))
-            write_formula(ws, r_, 2, "=" + hi, v(lambda b: b.hi), s("num4"))
-            write_formula(ws, r_, 3, "=" + flo, v(lambda b: b.f_lo), s("usd_m"))
-            write_formula(ws, r_, 4, f"=({c(1)}+{c(2)})/2", v(lambda b: b.mid), s("num4"))
-            write_formula(
-                ws,
-                r_,
-                5,
-                f'=IF({best}="",0,SUMPRODUCT({flows},EXP(-{t}*{c(4)})))',
-                v(lambda b: b.f_mid),
-                s("usd_m"),
-            )
-        last = b0 + steps - 1
-        rr = last + 1
-        L = lambda cc, last=last: xl_rowcol_to_cell(last, cc)  # noqa: E731
-        ws.write_string(rr, 0, f"root {side} zero, ln(1 + x) (blank: none)", s("bold"))
+        for j, h in enumerate(STEP_HEADER):
+            ws.write_string(rr + 1, j, h, s("h"))
+        for k in range(BISECTION_STEPS):
+            self.step(rr + 2 + k, k, best, bis)
+        last = rr + 1 + BISECTION_STEPS
+        L = lambda cc: xl_rowcol_to_cell(last, cc)  # noqa: E731
+        ws.write_string(last + 1, 0, f"root {side} zero, ln(1 + x) (blank: none)", s("bold"))
         root = f'IF({best}="","",IF(({L(5)}>0)=({L(3)}>0),({L(4)}+{L(2)})/2,({L(1)}+{L(4)})/2))'
-        write_formula(ws, rr, 1, "=" + root, "" if bis is None else bis.y, s("num4"))
-        roots.append(f"$B${rr + 1}")
-        rr += 2
-    b, a_ = roots
-    ws.write_string(rr, 0, "the root nearer zero, ln(1 + x) (blank: none)", s("bold"))
-    final = (
-        f'IF(AND({b}="",{a_}=""),"",IF({b}="",{a_},IF({a_}="",{b},'
-        f"IF(ABS(EXP({b})-1)<=ABS(EXP({a_})-1),{b},{a_}))))"
-    )
-    write_formula(ws, rr, 1, "=" + final, "" if trace.interval is None else trace.y, s("num4"))
-    book.name(name, f"'{tl.sheet}'!$B${rr + 1}")
-    book.name(f"{name}_solver_area", f"'{tl.sheet}'!$A${r0 + 1}:$F${rr + 1}")
-    tl.next = rr + 2
+        write_formula(ws, last + 1, 1, "=" + root, "" if bis is None else bis.y, s("num4"))
+        return last + 3, f"$B${last + 2}"
+
+    def step(self, r_: int, k: int, best: str, bis) -> None:
+        """Bisection step k + 1: lo, hi, PV at lo, mid, PV at mid."""
+        ws, s = self.ws, self.s
+        c = lambda cc, dr=0: xl_rowcol_to_cell(r_ + dr, cc)  # noqa: E731
+        v = lambda arr: 0.0 if bis is None else float(arr(bis)[k])  # noqa: E731
+        ws.write_number(r_, 0, k + 1)
+        if k == 0:
+            lo = f'IF({best}="",0,INDEX({self.col(1)},{best}))'
+            hi = f'IF({best}="",0,INDEX({self.col(1)},{best}+1))'
+            flo = f'IF({best}="",0,INDEX({self.col(2)},{best}))'
+        else:
+            same = f"(({c(5, -1)}>0)=({c(3, -1)}>0))"
+            lo = f"IF({same},{c(4, -1)},{c(1, -1)})"
+            hi = f"IF({same},{c(2, -1)},{c(4, -1)})"
+            flo = f"IF({same},{c(5, -1)},{c(3, -1)})"
+        write_formula(ws, r_, 1, "=" + lo, v(lambda b: b.lo), s("num4"))
+        write_formula(ws, r_, 2, "=" + hi, v(lambda b: b.hi), s("num4"))
+        write_formula(ws, r_, 3, "=" + flo, v(lambda b: b.f_lo), s("usd_m"))
+        write_formula(ws, r_, 4, f"=({c(1)}+{c(2)})/2", v(lambda b: b.mid), s("num4"))
+        write_formula(
+            ws,
+            r_,
+            5,
+            f'=IF({best}="",0,SUMPRODUCT({self.flows},EXP(-{self.t}*{c(4)})))',
+            v(lambda b: b.f_mid),
+            s("usd_m"),
+        )

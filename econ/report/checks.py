@@ -17,6 +17,7 @@ import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import Assumptions
+from econ.report.rows import Row
 from econ.report.workbook import write_cell, write_formula
 from econ.report.xl import FIRST_COL, MONTHS, Book
 
@@ -39,9 +40,40 @@ class Check:
     message: str = ""
 
 
+@dataclass(frozen=True)
+class Route:
+    """An integrity check by a second route: ``figure`` (a formula) equals ``route`` (another
+    formula) within the check tolerance; both are shown, in ``unit`` and number format
+    ``fmt``; ``amount`` the figure in the run (the route's too: the check holds in the run)."""
+
+    label: str
+    figure: str
+    route: str
+    unit: str
+    fmt: str
+    amount: float
+
+
 def close(a: str, b: str) -> str:
     """Two figures equal within the check tolerance (relative, at least 1 absolute)."""
     return f"ABS(({a})-({b}))<={TOL}*MAX(1,ABS({a}),ABS({b}))"
+
+
+def _declared(book: Book) -> dict[str, object]:
+    """Every declared row and result by its name (rows as "sheet.name", results by name)."""
+    out: dict[str, object] = {}
+    for sheet, d in book.declared:
+        out[f"{sheet.lower()}.{d.name}" if isinstance(d, Row) else d.name] = d
+    return out
+
+
+def _total(book: Book, name: str) -> float:
+    """A declared row's total over months 1..120 in the run."""
+    return float(np.sum(np.asarray(_declared(book)[name].value, float)[1:]))
+
+
+def _result(book: Book, name: str) -> float:
+    return float(_declared(book)[name].value)
 
 
 def computability(a: Assumptions, head: dict) -> list[Check]:
@@ -66,51 +98,60 @@ def computability(a: Assumptions, head: dict) -> list[Check]:
     ]
 
 
-def integrity(book: Book) -> list[Check]:
+def integrity(book: Book) -> list[Check | Route]:
     """Rules the live model keeps, each recomputed by a second route."""
     span = lambda name: book.rows[name].span()  # noqa: E731
     sn = lambda name: f"SUM({span(name)})"  # noqa: E731
-    v = "EXP(-LN(1+finance_discount_rate_annual)/constant_months_per_year)"
-    dsum = f"IF(finance_discount_rate_annual=0,{H},{v}*(1-{v}^{H})/(1-{v}))"
-    tv = f"finance_terminal_value*terminal_value_usd*EXP(-{H}/constant_months_per_year*LN(1+finance_discount_rate_annual))"
-    c = "(conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly)"
+    dsum = f"IF(finance_discount_rate_annual=0,{H},check_v*(1-check_v^{H})/(1-check_v))"
+    tv = "finance_terminal_value*terminal_value_usd*check_v^horizon_months"
+    c = "check_tail_churn"
     dpro_h = f"INDEX({book.rows['revenue.dpro'].span(0)},{H}+1)"
+    npv = _result(book, "npv_usd")
     return [
-        Check(
-            "Total rent equals the contract value", close(sn("costs.rent"), "contract_value_usd")
-        ),
-        Check(
-            "Cumulative cash at the horizon equals the sum of the cash flows",
-            close("cumulative_cash_at_horizon_usd", sn("payback.cf")),
-        ),
-        Check(
-            "The streams' present values (Payback, bridge) sum to the NPV",
-            close("bridge_npv_usd", "npv_usd"),
-        ),
-        *[Check(label, close(total, other)) for label, total, other in book.second_routes],
-        Check(
-            "Discount factors (Costs) against the rate: their sum over the horizon",
-            close(sn("costs.d"), dsum),
-        ),
-        Check(
-            "Discount factors (Payback) against the rate: their sum over the horizon",
-            close(sn("payback.d"), dsum),
-        ),
-        Check(
-            "NPV without the terminal value equals NPV() of the cash flows at the monthly rate",
-            close("npv_without_terminal_value_usd", f"NPV({RM},{span('payback.cf')})"),
-        ),
-        Check(
-            "NPV equals NPV() of the cash flows plus the discounted terminal value",
-            close("npv_usd", f"NPV({RM},{span('payback.cf')})+{tv}"),
-        ),
-        Check(
-            "Terminal value re-derived: dP_H x m_H x (1 - c) / (r_m + c)",
-            close("terminal_value_usd", f"{dpro_h}*terminal_margin_usd*(1-{c})/({RM}+{c})"),
-        ),
+        Route("Total rent equals the contract value", sn("costs.rent"), "contract_value_usd",
+              "USD", "usd_b", _total(book, "costs.rent")),
+        Route("Cumulative cash at the horizon equals the sum of the cash flows",
+              "cumulative_cash_at_horizon_usd", sn("payback.cf"), "USD", "usd_b",
+              _result(book, "cumulative_cash_at_horizon_usd")),
+        Route("The streams' present values (Payback, bridge) sum to the NPV", "bridge_npv_usd",
+              "npv_usd", "USD", "usd_b", _result(book, "bridge_npv_usd")),
+        *[Route(label, total, other, d.unit, _total_format(d.fmt), _row_total(book, d))
+          for label, total, other, d in book.second_routes],
+        Route("Discount factors (Costs) against the rate: their sum over the horizon",
+              sn("costs.d"), dsum, "months", "num4", _total(book, "costs.d")),
+        Route("Discount factors (Payback) against the rate: their sum over the horizon",
+              sn("payback.d"), dsum, "months", "num4", _total(book, "payback.d")),
+        Route("NPV without the terminal value equals NPV() of the cash flows at the monthly rate",
+              "npv_without_terminal_value_usd", f"NPV(check_monthly_rate,{span('payback.cf')})",
+              "USD", "usd_b", _result(book, "npv_without_terminal_value_usd")),
+        Route("NPV equals NPV() of the cash flows plus the discounted terminal value", "npv_usd",
+              f"NPV(check_monthly_rate,{span('payback.cf')})+{tv}", "USD", "usd_b", npv),
+        Route("Terminal value re-derived: dP_H x m_H x (1 - c) / (r_m + c)", "terminal_value_usd",
+              f"{dpro_h}*terminal_margin_usd*(1-{c})/(check_monthly_rate+{c})", "USD", "usd_b",
+              _result(book, "terminal_value_usd")),
         conventions(),
         *bounds(book),
-    ]
+    ]  # fmt: skip
+
+
+def _row_total(book: Book, d: Row) -> float:
+    return float(np.sum(np.asarray(d.value, float)[1:]))
+
+
+def _total_format(fmt: str) -> str:
+    """A row's total in a format that shows it (monthly millions: billions in total)."""
+    return {"usd_m": "usd_b"}.get(fmt, fmt)
+
+
+# the rate the second routes discount at, re-derived from the input (not read from Payback)
+RATE_CELLS = (
+    ("check_monthly_rate", "Monthly discount rate, re-derived from the annual rate", "1/month",
+     "pct3", "EXP(LN(1+finance_discount_rate_annual)/constant_months_per_year)-1"),
+    ("check_v", "Monthly discount factor, re-derived: 1 / (1 + monthly rate)", "-", "num4",
+     "1/(1+check_monthly_rate)"),
+    ("check_tail_churn", "Monthly churn of the Pro tail after the horizon, c", "1/month", "pct2",
+     "conversion_pro_churn_monthly+conversion_extra_churn_after_term_monthly"),
+)  # fmt: skip
 
 
 def conventions() -> Check:
@@ -197,55 +238,22 @@ def plausibility(a: Assumptions, r) -> list[Check]:
 
 def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     s = book.styles
-    ws.set_column(0, 0, 70)
-    ws.set_column(1, 2, 18)
-    ws.set_column(3, 4, 18)
+    for first, last, width in ((0, 0, 70), (1, 4, 18)):
+        ws.set_column(first, last, width)
     title = "Checks: can the live model compute the choices, its integrity, findings, the match with econ"
     ws.write_string(0, 0, title, s("title"))
-    ws.write_string(
-        2, 0, "Inputs changed since the run (Assumptions differs from the run's values)", s("bold")
-    )
+    label = "Inputs changed since the run (Assumptions differs from the run's values)"
+    ws.write_string(2, 0, label, s("bold"))
     write_formula(ws, 2, 2, "=inputs_changed_count>0", False, s("bold"))
-    comp = computability(a, head)
-    first, last, row = _block(
-        book,
-        ws,
-        4,
-        "Can the live model compute the choices made? (econ refuses what it cannot)",
-        comp,
-    )
-    ok = True  # econ computed the run: its choices are computable
-    ws.write_string(row, 0, "The live model can compute the choices made", s("bold"))
-    write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", ok, s("bold"))
-    book.name(COMPUTABLE, f"'Checks'!$C${row + 1}")
-    book.name("checks_computable_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
-    msgs = "&".join(
-        f'IF(C{r + 1},"","{c.message} ")' for r, c in zip(range(first, last + 1), comp, strict=True)
-    )
-    write_formula(ws, row, 3, f"=TRIM({msgs})", "", s("note"))
-    book.name("model_problem", f"'Checks'!$D${row + 1}")
-    _true_false_colours(book, ws, first, row, 2)
-    first_i, last_i, row = _block(
-        book,
-        ws,
-        row + 2,
-        "Integrity of the live model (hold after any edit of the inputs)",
-        integrity(book),
-    )
-    ws.write_string(
-        row, 0, "Every integrity check holds (and the choices are computable)", s("bold")
-    )
-    write_formula(ws, row, 2, f"=AND({COMPUTABLE},C{first_i + 1}:C{last_i + 1})", ok, s("bold"))
-    book.name("integrity_ok", f"'Checks'!$C${row + 1}")
-    book.name("checks_integrity_area", f"'Checks'!$C${first_i + 1}:$C${last_i + 1}")
-    _true_false_colours(book, ws, first_i, row, 2)
+    row = _computability(book, ws, computability(a, head), 4)
+    row = _rates(book, ws, a, row + 2)
+    row = _integrity(book, ws, integrity(book), row + 2)
     title = (
         "Physical plausibility of the contract platform: findings, not integrity (a finding says "
         "the answer rests on figures the physics does not support)"
     )
-    f_first, f_last, row = _block(
-        book, ws, row + 2, title, plausibility(a, book.results), finding=True
-    )
+    checks = plausibility(a, book.results)
+    f_first, f_last, row = _block(book, ws, row + 2, title, checks, finding=True)
     _amber(book, ws, f_first, f_last, 2)
     row = _matches(book, ws, row + 2)
     _inventory(book, ws, row + 2)
@@ -253,36 +261,97 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     ws.freeze_panes(3, 1)
 
 
-def _block(book: Book, ws, row: int, title: str, checks: list[Check], finding: bool = False):
+def _computability(book: Book, ws, comp: list[Check], row: int) -> int:
+    """Whether the live model can compute the choices made, each FALSE with its message in
+    column D; returns the row of the verdict (named ``model_computable``)."""
+    s = book.styles
+    title = "Can the live model compute the choices made? (econ refuses what it cannot)"
+    first, last, row = _block(book, ws, row, title, comp)
+    ws.write_string(row, 0, "The live model can compute the choices made", s("bold"))
+    write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", True, s("bold"))
+    book.name(COMPUTABLE, f"'Checks'!$C${row + 1}")
+    book.name("checks_computable_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
+    msgs = '&" "&'.join(f"D{r + 1}" for r in range(first, last + 1))  # each blank or its message
+    write_formula(ws, row, 3, f"=TRIM({msgs})", "", s("note"))
+    book.name("model_problem", f"'Checks'!$D${row + 1}")
+    _true_false_colours(book, ws, first, row, 2)
+    return row
+
+
+def _integrity(book: Book, ws, checks: list, row: int) -> int:
+    """The integrity checks and their verdict (named ``integrity_ok``); returns its row."""
+    s = book.styles
+    title = "Integrity of the live model (hold after any edit of the inputs)"
+    first, last, row = _block(book, ws, row, title, checks)
+    ws.write_string(
+        row, 0, "Every integrity check holds (and the choices are computable)", s("bold")
+    )
+    write_formula(ws, row, 2, f"=AND({COMPUTABLE},C{first + 1}:C{last + 1})", True, s("bold"))
+    book.name("integrity_ok", f"'Checks'!$C${row + 1}")
+    book.name("checks_integrity_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
+    _true_false_colours(book, ws, first, row, 2)
+    return row
+
+
+def _rates(book: Book, ws, a: Assumptions, row: int) -> int:
+    """The rates the second routes discount at, re-derived from the inputs; returns the last row."""
+    s = book.styles
+    ws.write_string(row, 0, "The second routes' rates, from the inputs", s("section"))
+    v = float(book.results.parts["monthly_rate"][0])
+    churn = a.num("conversion.pro_churn_monthly") + a.num(
+        "conversion.extra_churn_after_term_monthly"
+    )
+    values = {"check_monthly_rate": v, "check_v": 1.0 / (1.0 + v), "check_tail_churn": churn}
+    for name, label, unit, fmt, formula in RATE_CELLS:
+        row += 1
+        ws.write_string(row, 0, label, s("label"))
+        ws.write_string(row, 1, unit, s("unit"))
+        write_formula(ws, row, 2, "=" + formula, values[name], s(fmt))
+        book.name(name, f"'Checks'!$C${row + 1}")
+    return row
+
+
+def _block(book: Book, ws, row: int, title: str, checks: list, finding: bool = False):
     """A titled block of checks from ``row``; returns (first row, last row, next free row).
-    Integrity checks read TRUE/FALSE; findings "plausible" or "FINDING: ..." (amber)."""
+    Integrity checks read TRUE/FALSE; findings "plausible" or "FINDING: ..." (amber); a check
+    by a second route shows its figure and the route (columns D, E) with their unit."""
     s = book.styles
     ws.write_string(row, 0, title, s("section"))
     row += 1
-    for j, h in enumerate(("check", "", "holds" if not finding else "finding")):
+    head = ("check", "unit", "finding") if finding else ("check", "unit", "holds")
+    if any(isinstance(c, Route) for c in checks):
+        head += ("figure", "second route")
+    for j, h in enumerate(head):
         ws.write_string(row, j, h, s("h"))
     first = row + 1
     for c in checks:
         row += 1
         ws.write_string(row, 0, c.label, s("label"))
-        if finding:
+        if isinstance(c, Route):
+            _route(book, ws, row, c)
+        elif finding:
             no = "FINDING: not supported by the physics"
-            write_formula(
-                ws, row, 2, f'=IF({c.formula},"plausible","{no}")', "plausible" if c.value else no
-            )
+            value = "plausible" if c.value else no
+            write_formula(ws, row, 2, f'=IF({c.formula},"plausible","{no}")', value)
         elif c.message:
             write_formula(ws, row, 2, "=" + c.formula, bool(c.value))
-            write_formula(
-                ws,
-                row,
-                3,
-                f'=IF(C{row + 1},"","{c.message}")',
-                "" if c.value else c.message,
-                s("note"),
-            )
+            shown = "" if c.value else c.message
+            write_formula(ws, row, 3, f'=IF(C{row + 1},"","{c.message}")', shown, s("note"))
         else:  # one FALSE only when the choices cannot be computed: the others wait
             write_formula(ws, row, 2, f"=IF({COMPUTABLE},{c.formula},TRUE)", bool(c.value))
     return first, row, row + 1
+
+
+def _route(book: Book, ws, row: int, c: Route) -> None:
+    """A check by a second route: the figure (D) and the route (E), each 0 where it is an
+    error value (the check then fails, unless the live model cannot compute the choices made,
+    which is the one FALSE check above); the check (C) compares them."""
+    s = book.styles
+    ws.write_string(row, 1, c.unit, s("unit"))
+    write_formula(ws, row, 3, f"=IFERROR({c.figure},0)", c.amount, s(c.fmt))
+    write_formula(ws, row, 4, f"=IFERROR({c.route},0)", c.amount, s(c.fmt))
+    d, e = f"D{row + 1}", f"E{row + 1}"
+    write_formula(ws, row, 2, f"=IF({COMPUTABLE},{close(d, e)},TRUE)", True)
 
 
 def _matches(book: Book, ws, row: int) -> int:

@@ -126,36 +126,61 @@ def _input(
     return cell
 
 
+ASSUMPTION_HEADERS = (
+    "Input",
+    "Key (defined name: dots as underscores)",
+    "Value",
+    "Unit",
+    "Source",
+    "Note",
+    "Changed since the run",
+)
+ASSUMPTION_WIDTHS = ((0, 40, None), (1, 36, "key"), (2, 15, None), (3, 17, None),
+                     (4, 56, "wrap"), (5, 44, "wrap"), (6, 11, None))  # fmt: skip
+# the columns that hold the conventions' lists, below the printed area
+CONVENTION_LISTS = (
+    ("constant_stage_multipliers", STAGE_MULTIPLIERS),
+    ("constant_speed_multipliers", SPEED_MULTIPLIERS),
+    ("constant_irr_grid", IRR_GRID),
+)
+
+
 def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
     """The scalar inputs and the conventions; returns the counts of changed inputs."""
     s = book.styles
-    ws.write_string(
-        0, 0, "Assumptions: every scalar input of the model, with its source", s("title")
-    )
+    title = "Assumptions: every scalar input of the model, with its source"
+    ws.write_string(0, 0, title, s("title"))
     ws.write_string(1, 0, LEGEND, s("note"))
-    ws.set_column(0, 0, 40)
-    ws.set_column(1, 1, 36, s("key"))
-    ws.set_column(2, 2, 15)
-    ws.set_column(3, 3, 17)
-    ws.set_column(4, 4, 56, s("wrap"))
-    ws.set_column(5, 5, 44, s("wrap"))
-    ws.set_column(6, 6, 11)
-    changed: list[str] = []
-    row = 3
-    for j, h in enumerate(
-        (
-            "Input",
-            "Key (defined name: dots as underscores)",
-            "Value",
-            "Unit",
-            "Source",
-            "Note",
-            "Changed since the run",
-        )
-    ):
-        ws.write_string(row, j, h, s("h"))
-    ws.set_row(row, 30)
-    first = row + 1
+    for col, width, style in ASSUMPTION_WIDTHS:
+        ws.set_column(col, col, width, s(style) if style else None)
+    row = _header(book, ws, 3, ASSUMPTION_HEADERS, height=30)
+    changed = [_scalar_inputs(book, ws, run_ws, a, row)]
+    row += len(SCALARS) + 2
+    row = _conventions(book, ws, row)
+    changed.append("COUNTIF(constants_changed_flags,TRUE)")
+    row += 2
+    ws.write_string(row, 0, "Inputs changed since the run", s("bold"))
+    book.cells["inputs_changed_row"] = row
+    book.cells["assumptions_print_end"] = row
+    _convention_lists(book, ws, row + 2)
+    ws.freeze_panes(4, 3)
+    ws.hide_gridlines(2)
+    return changed
+
+
+def _header(book: Book, ws, row: int, headers, height: float | None = None) -> int:
+    """A header row; returns the row."""
+    for j, h in enumerate(headers):
+        ws.write_string(row, j, h, book.styles("h"))
+    if height:
+        ws.set_row(row, height)
+    return row
+
+
+def _scalar_inputs(book: Book, ws, run_ws, a: Assumptions, header: int) -> str:
+    """One row per scalar input below ``header``; returns the count of those changed."""
+    s = book.styles
+    row = header
     for key in SCALARS:
         row += 1
         e = a.entries[key] if key in a.entries else a.blanks[key]
@@ -168,15 +193,17 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         write_cell(ws, row, 5, e.note, s("wrap"))
         fit_row(ws, row, (e.source, 56))
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
-    changed.append(f"COUNTIF({xl_rowcol_to_cell(first, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)")
-    row += 2
-    ws.write_string(
-        row, 0, "Conventions (not inputs): the constants the formulas use", s("section")
-    )
-    row += 1
-    for j, h in enumerate(("Constant", "Name", "Value", "Unit", "Meaning", "", "Changed")):
-        ws.write_string(row, j, h, s("h"))
-    const_first = row + 1
+    return f"COUNTIF({xl_rowcol_to_cell(header + 1, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)"
+
+
+def _conventions(book: Book, ws, row: int) -> int:
+    """The conventions block from ``row``, each named and flagged when edited; returns its
+    last row."""
+    s = book.styles
+    title = "Conventions (not inputs): the constants the formulas use"
+    ws.write_string(row, 0, title, s("section"))
+    row = _header(book, ws, row + 1, ("Constant", "Name", "Value", "Unit", "Meaning", "", "Changed"))
+    first = row + 1
     for key, value, unit, meaning in CONVENTIONS:
         row += 1
         ws.write_string(row, 0, key.removeprefix("constant.").replace("_", " "), s("label"))
@@ -186,36 +213,28 @@ def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
         ws.write_string(row, 3, unit, s("unit"))
         ws.write_string(row, 4, meaning, s("note"))
         book.name(excel_name(key), absolute(SHEET, row, 2))
-    book.name("constants_changed_flags", f"'{SHEET}'!$G${const_first + 1}:$G${row + 1}")
-    changed.append("COUNTIF(constants_changed_flags,TRUE)")
-    row += 2
-    ws.write_string(row, 0, "Inputs changed since the run", s("bold"))
-    book.cells["inputs_changed_row"] = row
-    book.cells["assumptions_print_end"] = row
-    row += 2
-    ws.write_string(
-        row,
-        0,
-        "Candidate layouts, serving speeds and IRR grid (conventions; not printed)",
-        s("section"),
-    )
+    book.name("constants_changed_flags", f"'{SHEET}'!$G${first + 1}:$G${row + 1}")
+    return row
+
+
+def _convention_lists(book: Book, ws, row: int) -> None:
+    """The candidate layouts, serving speeds and IRR grid, one named column each."""
+    s = book.styles
+    title = "Candidate layouts, serving speeds and IRR grid (conventions; not printed)"
+    ws.write_string(row, 0, title, s("section"))
     row += 1
-    for j, (name, mults) in enumerate(
-        (
-            ("constant_stage_multipliers", STAGE_MULTIPLIERS),
-            ("constant_speed_multipliers", SPEED_MULTIPLIERS),
-            ("constant_irr_grid", IRR_GRID),
-        )
-    ):
+    for j, (name, mults) in enumerate(CONVENTION_LISTS):
         ws.write_string(row, 2 + j, name, s("key"))
         for i, m in enumerate(mults, start=1):
             ws.write_number(row + i, 2 + j, float(m), s("g", "const"))
         top = xl_rowcol_to_cell(row + 1, 2 + j, row_abs=True, col_abs=True)
         bottom = xl_rowcol_to_cell(row + len(mults), 2 + j, row_abs=True, col_abs=True)
         book.name(name, f"'{SHEET}'!{top}:{bottom}")
-    ws.freeze_panes(4, 3)
-    ws.hide_gridlines(2)
-    return changed
+
+
+SRC = 14  # Tables: source, note and changed at the same columns for every table
+TABLE_WIDTHS = ((0, 0, 16, None), (1, 13, 11, None), (14, 14, 60, "wrap"), (15, 15, 40, "wrap"),
+                (16, 16, 11, None))  # fmt: skip
 
 
 def tables_sheet(
@@ -224,76 +243,16 @@ def tables_sheet(
     """Plans, tiers, hardware and frontier: a row per id, a column per field; each cell named
     <table>_<id>_<column>; each column named <table>_<column> for INDEX/MATCH."""
     s = book.styles
-    ws.write_string(
-        0,
-        0,
-        "Tables: plans, tiers, hardware, the throughput curves and the measured models, with their sources",
-        s("title"),
-    )
+    title = "Tables: plans, tiers, hardware, the throughput curves and the measured models, with their sources"
+    ws.write_string(0, 0, title, s("title"))
     ws.write_string(1, 0, LEGEND, s("note"))
-    ws.set_column(0, 0, 16)
-    ws.set_column(1, 13, 11)
-    ws.set_column(14, 14, 60, s("wrap"))
-    ws.set_column(15, 15, 40, s("wrap"))
-    ws.set_column(16, 16, 11)
+    for first, last, width, style in TABLE_WIDTHS:
+        ws.set_column(first, last, width, s(style) if style else None)
     row = 3
-    SRC = 14  # source, note and changed at the same columns for every table
     for table in ("plans", "tiers", "hardware", "frontier", "models"):
-        spec = TABLES[table]
-        cols = [
-            c
-            for c in spec.columns
-            if c not in OPTIONAL_COLUMNS.get(table, ())
-            or any(f"{table}.{i}.{c}" in a.values for i in a.tables[table])
-        ]
-        ids = list(a.tables[table])
-        if table == "frontier":  # sorted by platform (hardware.csv order) and speed
-            ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
-        ws.write_string(row, 0, f"{table}.csv", s("section"))
-        row += 1
-        header = [table.rstrip("s").capitalize() if table != "hardware" else "Platform"]
-        header += [f"{COLUMN_LABELS.get(c, c)} [{spec.columns[c].unit}]" for c in cols]
-        header += [""] * (SRC - len(header)) + ["Source", "Note", "Changed since the run"]
-        for j, h in enumerate(header):
-            ws.write_string(row, j, h, s("h"))
-        ws.set_row(row, 42)
-        top = row + 1
-        for rid in ids:
-            row += 1
-            ws.write_string(row, 0, rid, s("bold"))
-            cells = []
-            for j, c in enumerate(cols, start=1):
-                key = f"{table}.{rid}.{c}"
-                if table == "tiers" and key not in a.values:
-                    ws.write_string(row, j, "the rest" if c == "adoption" else "", s("note"))
-                    continue
-                if key not in a.values:  # a blank optional cell: still an input, named
-                    _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
-                else:
-                    _input(
-                        book,
-                        ws,
-                        run_ws,
-                        row,
-                        j,
-                        key,
-                        a,
-                        "=hardware_ids" if c == "platform" else None,
-                    )
-                cells.append((xl_rowcol_to_cell(row, j), book.inputs[-1][1]))
-            e = a.entries[f"{table}.{rid}.{cols[0]}"]
-            write_cell(ws, row, SRC, e.source, s("wrap"))
-            write_cell(ws, row, SRC + 1, e.note, s("wrap"))
-            fit_row(ws, row, (e.source, 60), (e.note, 40))
-            diff = ",".join(f"{c}<>{r}" for c, r in cells)
-            ws.write_formula(row, SRC + 2, f"=OR({diff})", s("bool"), False)
-        changed.append(
-            f"COUNTIF('{TABLES_SHEET}'!{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)},TRUE)"
-        )
-        book.name(f"{table}_ids", column_range(TABLES_SHEET, 0, top, row))
-        for j, c in enumerate(cols, start=1):
-            book.name(f"{table}_{c}", column_range(TABLES_SHEET, j, top, row))
-        book.cells[f"{table}.rows"] = (top, row)
+        top, row = _table(book, ws, run_ws, a, table, row)
+        flags = f"{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)}"
+        changed.append(f"COUNTIF('{TABLES_SHEET}'!{flags},TRUE)")
         row += 2
     ws.freeze_panes(3, 1)
     ws.hide_gridlines(2)
@@ -301,6 +260,68 @@ def tables_sheet(
     r = book.cells["inputs_changed_row"]
     assumptions_ws.write_formula(r, 2, "=" + "+".join(changed), s("num"), 0)
     book.name("inputs_changed_count", absolute(SHEET, r, 2))
+
+
+def _table_columns(a: Assumptions, table: str) -> list[str]:
+    """The columns of a table the data use (an optional column only where some row sets it)."""
+    spec = TABLES[table]
+    return [
+        c
+        for c in spec.columns
+        if c not in OPTIONAL_COLUMNS.get(table, ())
+        or any(f"{table}.{i}.{c}" in a.values for i in a.tables[table])
+    ]
+
+
+def _table(book: Book, ws, run_ws, a: Assumptions, table: str, row: int) -> tuple[int, int]:
+    """One table from ``row``: its title, header and a row per id; each column named. Returns
+    (first row, last row) of its ids."""
+    s = book.styles
+    spec = TABLES[table]
+    cols = _table_columns(a, table)
+    ids = list(a.tables[table])
+    if table == "frontier":  # sorted by platform (hardware.csv order) and speed
+        ids = [i for p in a.platforms() for i in a.frontier_ids(p)]
+    ws.write_string(row, 0, f"{table}.csv", s("section"))
+    header = [table.rstrip("s").capitalize() if table != "hardware" else "Platform"]
+    header += [f"{COLUMN_LABELS.get(c, c)} [{spec.columns[c].unit}]" for c in cols]
+    header += [""] * (SRC - len(header)) + ["Source", "Note", "Changed since the run"]
+    row = _header(book, ws, row + 1, header, height=42)
+    top = row + 1
+    for rid in ids:
+        row += 1
+        _table_row(book, ws, run_ws, a, table, rid, cols, row)
+    book.name(f"{table}_ids", column_range(TABLES_SHEET, 0, top, row))
+    for j, c in enumerate(cols, start=1):
+        book.name(f"{table}_{c}", column_range(TABLES_SHEET, j, top, row))
+    book.cells[f"{table}.rows"] = (top, row)
+    return top, row
+
+
+def _table_row(book: Book, ws, run_ws, a, table: str, rid: str, cols: list[str], row: int) -> None:
+    """One id of a table: its inputs, source, note and whether any input changed since the run
+    (the row against its copy on Run tables, where a note such as "the rest" is copied too)."""
+    s = book.styles
+    spec = TABLES[table]
+    ws.write_string(row, 0, rid, s("bold"))
+    for j, c in enumerate(cols, start=1):
+        key = f"{table}.{rid}.{c}"
+        if table == "tiers" and key not in a.values:
+            text = "the rest" if c == "adoption" else ""
+            ws.write_string(row, j, text, s("note"))
+            run_ws.write_string(row, j, text)
+        elif key not in a.values:  # a blank optional cell: still an input, named
+            _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
+        else:
+            choices = "=hardware_ids" if c == "platform" else None
+            _input(book, ws, run_ws, row, j, key, a, choices)
+    e = a.entries[f"{table}.{rid}.{cols[0]}"]
+    write_cell(ws, row, SRC, e.source, s("wrap"))
+    write_cell(ws, row, SRC + 1, e.note, s("wrap"))
+    fit_row(ws, row, (e.source, 60), (e.note, 40))
+    span = f"{xl_rowcol_to_cell(row, 1)}:{xl_rowcol_to_cell(row, len(cols))}"
+    diff = f"SUMPRODUCT(--({span}<>'{run_ws.name}'!{span}))>0"
+    ws.write_formula(row, SRC + 2, "=" + diff, s("bool"), False)
 
 
 def fit_row(ws, row: int, *texts: tuple[str, float]) -> None:

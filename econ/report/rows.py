@@ -158,7 +158,8 @@ def render(tl: Timeline, decls: Iterable[Declaration]) -> None:
             book.declared.append((tl.sheet, d))
             if d.check is not None:
                 total = f"SUM({book.rows[f'{tl.prefix}.{d.name}'].span()})"
-                book.second_routes.append((d.check.label, total, expand(d.check.formula, tl)))
+                route = expand(d.check.formula, tl)
+                book.second_routes.append((d.check.label, total, route, d))
         elif isinstance(d, Result):
             formula = expand(d.formula, tl)
             if d.guard:

@@ -10,18 +10,17 @@ from pathlib import Path
 
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
-from econ import __version__
-from econ.assumptions import Assumptions, path_text
+from econ.assumptions import Assumptions
 from econ.headline import report_tables
 from econ.model import Results
 from econ.report import capacity_sheet, chain, inputs
 from econ.report.annual_sheet import annual_sheet, contents_sheet
 from econ.report.checks import CHANGED_FLAG, checks_sheet
+from econ.report.cover import cover_sheet
 from econ.report.inventory import mark_inputs
 from econ.report.market_sheet import market_sheet
-from econ.report.summary import RATE_TEXT, cover_sentences, rate_words
-from econ.report.workbook import QUESTION, new_workbook, write_cell, write_formula
-from econ.report.xl import FIRST_COL, MONTHS, Book, Styles, banner, print_setup
+from econ.report.workbook import new_workbook
+from econ.report.xl import FIRST_COL, MONTHS, Book, Styles, print_setup
 
 ANALYSIS_SHEETS = ("Tornado", "Grid", "Monte Carlo", "MC samples", "Sobol", "Break-even")
 
@@ -198,141 +197,3 @@ def _used_area(sheet) -> str:
     for _row, col, chart, *_ in sheet.charts:
         last_col = max(last_col, col + -(-chart.width // CHART_PX_PER_COLUMN))
     return f"A1:{xl_col_to_name(last_col)}{(sheet.dim_rowmax or 0) + 1}"
-
-
-def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> None:
-    s = book.styles
-    ws.set_column(0, 0, 46)
-    ws.set_column(1, 1, 110)
-    ws.write_string(
-        0, 0, "econ: payback analysis of renting ultra-fast inference capacity", s("title")
-    )
-    ws.write_string(1, 0, QUESTION, s("note"))
-    row = 3
-    ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
-    ws.write_formula(3, 3, "=" + RATE_TEXT, s("note"), rate_words(a.num("finance.discount_rate_annual")))
-    book.name("cover_rate_text", "'Cover'!$D$4")  # a helper beside the print area
-    cannot = '"The live model cannot compute the choices made: "&model_problem'
-    for label, formula, value in cover_sentences(head):
-        row += 1
-        ws.write_string(row, 0, label, s("label"))
-        write_formula(ws, row, 1, f"=IF(model_computable,{formula},{cannot})", value, s("wrap"))
-        if label == "Does the deal pay back?":
-            book.name("cover_answer", f"'Cover'!$B${row + 1}")
-    row += 2
-    ws.write_string(row, 0, "From the run (rerun econ after changing inputs)", s("section"))
-    from econ.report.summary import physics_sentence
-
-    row += 1
-    ws.write_string(row, 0, "Physics of the ultrafast claim", s("label"))
-    ws.write_string(row, 1, physics_sentence(head), s("wrap", "rerun"))
-    stale = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; rerun econ","current")'
-    write_formula(ws, row, 2, stale, "current", s("banner"))
-    row += 2
-    ws.write_string(row, 0, "Headline figures (live)", s("section"))
-    for label, name, fmt in (
-        ("NPV", "npv_usd", "usd_b"),
-        ("NPV without the terminal value", "npv_without_terminal_value_usd", "usd_b"),
-        ("Terminal value of the Pro tail (at the horizon)", "terminal_value_usd", "usd_b"),
-        ("NPV of the term alone", "npv_at_term_usd", "usd_b"),
-        ("IRR, annualised (blank: none or not meaningful)", "irr_annual", "pct"),
-        ("MIRR, annualised (at the discount rate)", "mirr_annual", "pct"),
-        ("Profitability index", "profitability_index", "num2"),
-        ("Payback month (blank: none)", "payback_months", "num1"),
-        ("Discounted payback month (blank: none)", "discounted_payback_months", "num1"),
-        ("Shortfall at the horizon", "shortfall_usd", "usd_b"),
-        ("Realised cost per million tokens", "realised_cost_per_mtok_usd", "usd2"),
-        ("Lessor's yield (blank: none)", "lessor_yield_annual", "pct"),
-        ("Pro users to pay the contract (the articles)", "simple_breakeven_pro_users", "num"),
-        ("... as a share of monthly active users", "simple_breakeven_share_of_mau", "pct3"),
-        ("Inputs changed since the run", "inputs_changed_since_run", "g"),
-        ("Every integrity check holds (Checks)", "integrity_ok", "g"),
-        ("The workbook matches the econ run (Checks)", "matches_run", "g"),
-    ):
-        row += 1
-        ws.write_string(row, 0, label, s("label"))
-        value = head.get(name)
-        if name == "lessor_yield_annual":
-            value = head["rent_vs_buy"]["lessor_yield_annual"]
-        if name in ("inputs_changed_since_run",):
-            value = False
-        if name in ("integrity_ok", "matches_run"):
-            value = True
-        write_formula(ws, row, 1, f"={name}", "" if value is None else value, s(fmt, align="left"))
-    row += 2
-    ws.write_string(row, 0, "The run", s("section"))
-    info = [
-        ("Scenario", a.scenario),
-        ("Overrides", "; ".join(f"{k}={v} ({o})" for k, v, o in a.overrides) or "none"),
-        ("Data folder", path_text(a.data_dir) + (" (bundled defaults)" if a.bundled else "")),
-        ("econ version", __version__),
-        ("Run at (UTC)", book.run_time),
-        *[(k, str(v)) for k, v in run_info.items() if k != "time"],
-    ]
-    for k, v in info:
-        row += 1
-        ws.write_string(row, 0, k, s("label"))
-        write_cell(ws, row, 1, v, s("wrap"))
-    book.cells["cover_print_end"] = row  # the guide (and the Contents sheet) for the screen
-    row += 2
-    ws.write_string(row, 0, "How to read this workbook", s("section"))
-    guide = [
-        (
-            "Input (blue on yellow)",
-            "drives the live model: edit it and every live sheet recalculates (Excel, LibreOffice).",
-        ),
-        (
-            "econ input (purple on grey)",
-            "econ uses it, the live sheets do not: rerun econ after changing it.",
-        ),
-        (
-            "Snapshot (a green banner says so)",
-            "values of the econ run: the capacity tables, the analysis sheets; stale once an input changed.",
-        ),
-        (
-            "Assumptions",
-            "every input with its unit, source and defined name (its key, dots as underscores).",
-        ),
-        (
-            "Capacity",
-            "the contract platform's curve (PCHIP) and physics, live; the served model of the run (purple); every platform as a snapshot.",
-        ),
-        (
-            "Market",
-            "the API logit, the no-deal world and the value of an average MW of each use, live.",
-        ),
-        (
-            "Costs, Revenue, Payback",
-            "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; the first year prints.",
-        ),
-        (
-            "Annual",
-            "the monthly chain summed by year, live: the printed overview of every month.",
-        ),
-        (
-            "Tornado, Grid, Monte Carlo, Sobol, Break-even",
-            "which assumptions decide the answer, how likely payback is, what is worth knowing before signing.",
-        ),
-        (
-            "Checks",
-            "whether the live model can compute the choices, integrity checks (FALSE is red), findings (amber), the match with the econ run, what needs a rerun.",
-        ),
-    ]
-    for k, v in guide:
-        row += 1
-        ws.write_string(row, 0, k, s("label"))
-        ws.write_string(row, 1, v, s("wrap"))
-    ws.write_string(row + 2, 0, "Legend", s("bold"))
-    ws.write_string(row + 3, 0, "an input", s("g", "input"))
-    ws.write_string(row + 4, 0, "an econ input: rerun econ after changing", s("g", "rerun"))
-    row += 4
-    row += 2
-    ws.write_string(row, 0, "Input file", s("h"))
-    ws.write_string(row, 1, "SHA-256", s("h"))
-    for fi in a.files:
-        row += 1
-        ws.write_string(row, 0, fi.name, s("label"))
-        ws.write_string(row, 1, fi.sha256, s("key"))
-
-    ws.activate()
-    _ = banner

@@ -218,7 +218,9 @@ class Book:
     )  # label, econ value, cell, format
     inputs: list[tuple[str, str]] = field(default_factory=list)  # input cell, run copy cell
     declared: list[tuple[str, Any]] = field(default_factory=list)  # sheet, rows.Row / Result
-    second_routes: list[tuple[str, str, str]] = field(default_factory=list)  # label, total, other
+    second_routes: list[tuple[str, str, str, Any]] = field(
+        default_factory=list
+    )  # label, total, other, the rows.Row
     marked: list[tuple[str, str, str]] = field(default_factory=list)  # run values: name, label, unit
     results: Any = None  # the econ run's Results (scenario 0)
     input_cells: list[tuple] = field(default_factory=list)  # ws, row, col, key, value, format

@@ -20,7 +20,7 @@ def _declarations(a):
         "revenue": [d for part in revenue_rows.ROWS for d in part(a, r)],
         "costs": chain.rent_rows(a, r)
         + chain.buy_rows(a, r, analysis)
-        + chain.buy_results(a, analysis)
+        + chain.buy_results(a, r, analysis)
         + chain.rent_vs_buy_results(a, analysis),
         "payback": chain.cash_rows(a, r)
         + chain.payback_results(a, r, head)
@@ -52,3 +52,19 @@ def test_every_declared_row_has_a_label_a_unit_and_one_format(base):
             assert "{m}" not in d.formula or isinstance(d, Row), (sheet, d.name)
             if isinstance(d, Row):  # every month 0..120 has its Python value
                 assert np.asarray(d.value, float).shape == (MONTHS + 1,), (sheet, d.name)
+
+
+# The utilisation row (econ/report/revenue_rows.py) still returns "" with no MW online; that
+# module is being changed elsewhere at the same time: the exception goes when it lands.
+TEXT_IN_NUMBERS_KNOWN = {("revenue", "util")}
+
+
+def test_no_row_returns_text_into_a_numeric_row(base):
+    """A timeline row holds numbers (0, or a flag in a row of its own), never "" among them."""
+    text = {
+        (sheet, d.name)
+        for sheet, decls in _declarations(base).items()
+        for d in decls
+        if isinstance(d, Row) and ('""' in d.formula or '""' in (d.opening or ""))
+    }
+    assert text == TEXT_IN_NUMBERS_KNOWN  # once the known row is fixed, empty the set

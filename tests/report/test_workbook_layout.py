@@ -1,0 +1,148 @@
+"""FAST layout of the workbook (docs/model.md, section 8): no formula longer than 250 characters
+(intermediate cells instead), a horizon of up to 120 months printed on Annual and drawn on the payback
+chart, and a Cover whose every sentence is live or under the STALE banner."""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from conftest import DATA
+from soffice import convert, soffice
+from xlsx_names import named_cell, named_range, named_value
+
+from econ.cli import main
+from econ.report.inventory import moves_served_model
+from econ.report.xl import MONTHS, excel_name
+
+LONGEST = 250  # characters of a formula, "=" included (FAST: intermediate rows instead)
+# The Capacity sheet's long formulas (the PCHIP slopes) are being split elsewhere at the same
+# time; its writer is not part of this change: the exclusion goes when that lands.
+NOT_YET = ("Capacity",)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    argv = ["report", "--data", str(DATA), "--out", str(out), "--samples", "500"]
+    assert main([*argv, "--sobol-samples", "64"]) == 0
+    return out / "base" / "payback_analysis.xlsx"
+
+
+def test_no_formula_is_longer_than_250_characters(report):
+    wb = openpyxl.load_workbook(report)
+    long = [
+        (ws.title, c.coordinate, len(c.value))
+        for ws in wb.worksheets
+        if ws.title not in NOT_YET
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=") and len(c.value) > LONGEST
+    ]
+    assert long == []
+    assert {"Cover", "Checks", "Costs", "Payback", "Tables", "Monte Carlo"} <= set(wb.sheetnames)
+
+
+def test_the_annual_sheet_prints_every_year_and_the_chart_draws_every_month(report):
+    wb = openpyxl.load_workbook(report)
+    annual = wb["Annual"]
+    area = annual.print_area[0] if isinstance(annual.print_area, list) else annual.print_area
+    last_col = re.findall(r"\$?([A-Z]+)\$?\d+", area)[-1]
+    years = [c.value for c in annual[4]][2:]  # the header row: Year, Unit, 1..10
+    assert years == list(range(1, MONTHS // 12 + 1))
+    assert openpyxl.utils.column_index_from_string(last_col) == 2 + MONTHS // 12
+    # the payback chart: its series run over the timeline's every month 0..120
+    month_120 = openpyxl.utils.get_column_letter(3 + MONTHS)
+    with zipfile.ZipFile(report) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    payback = [c for c in charts if "Payback curve" in c]
+    assert len(payback) == 1
+    refs = re.findall(r"<c:f>'?Payback'?!([^<]+)</c:f>", payback[0])
+    assert refs and all(r.endswith(f"${month_120}${r.split('$')[-1]}") for r in refs if ":" in r)
+
+
+if soffice() is None and os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
+    pytest.fail("LibreOffice (soffice) is required here (ECON_REQUIRE_SOFFICE=1)", pytrace=False)
+needs_soffice = pytest.mark.skipif(soffice() is None, reason="LibreOffice not installed")
+
+EDITS = {
+    "horizon_84": {"horizon.months": 84},
+    "horizon_120": {"horizon.months": 120},
+    "rerun_only": {"model.bytes_per_param": 0.5},  # moves only econ's served model: a rerun
+}
+
+
+@pytest.fixture(scope="module")
+def edited(report, tmp_path_factory) -> dict[str, openpyxl.Workbook]:
+    folder = tmp_path_factory.mktemp("edits")
+    files = []
+    for name, values in EDITS.items():
+        wb = openpyxl.load_workbook(report)
+        for key, value in values.items():
+            named_cell(wb, excel_name(key)).value = value
+        files.append(folder / f"{name}.xlsx")
+        wb.save(files[-1])
+    outs = convert(files, folder / "recalc")
+    return {n: openpyxl.load_workbook(p, data_only=True) for n, p in zip(EDITS, outs, strict=True)}
+
+
+def _annual(wb, label: str) -> list[float]:
+    ws = wb["Annual"]
+    row = next(r for r in ws.iter_rows() if r[0].value == label)
+    return [c.value for c in row[2 : 2 + MONTHS // 12]]
+
+
+@needs_soffice
+@pytest.mark.parametrize("horizon", [84, 120])
+def test_annual_follows_a_horizon_up_to_120_months(edited, horizon):
+    wb = edited[f"horizon_{horizon}"]
+    assert named_value(wb, "integrity_ok") is True
+    cf = [c.value for c in named_range(wb, "row_payback_cf")]  # months 0..120
+    years = _annual(wb, "Net cash flow")
+    for y, got in enumerate(years, start=1):
+        want = sum(cf[12 * (y - 1) + 1 : 12 * y + 1])
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-3), y
+    assert years[horizon // 12 - 1] != 0  # the horizon's last year is printed with its flows
+    assert all(x == 0 for x in years[horizon // 12 :])
+    cum = _annual(wb, "Cumulative cash at the year's end")
+    assert cum[horizon // 12 - 1] == pytest.approx(
+        named_value(wb, "cumulative_cash_at_horizon_usd")
+    )
+    assert named_value(wb, "cover_answer").startswith(("Pays back", "Does not", "Never"))
+
+
+@needs_soffice
+def test_every_cover_sentence_is_live_or_under_the_stale_banner(report, edited):
+    """After an edit only a rerun of econ can follow, the sentence of the run is flagged STALE
+    while the live sentences still read as sentences."""
+    assert moves_served_model("model.bytes_per_param")  # the live sheets cannot follow it
+    wb = edited["rerun_only"]
+    assert named_value(wb, "inputs_changed_since_run") is True
+    assert named_value(wb, "cover_stale").startswith("STALE")
+    base = openpyxl.load_workbook(report)
+    cover = base["Cover"]
+    stale_row = named_cell(base, "cover_stale").row
+    printed = [r for r in cover.iter_rows(max_row=stale_row + 3) if r[1].value is not None]
+    for r in printed:
+        b = r[1]
+        live = isinstance(b.value, str) and b.value.startswith("=")
+        assert live or b.row > stale_row, (b.coordinate, b.value)
+    assert named_value(base, "cover_stale").startswith("=IF(inputs_changed_since_run")
+
+
+@needs_soffice
+def test_the_cover_says_the_rate_as_typed_and_one_month(report, tmp_path):
+    wb = openpyxl.load_workbook(report)
+    named_cell(wb, "finance_discount_rate_annual").value = 0.125
+    named_cell(wb, "contract_term_months").value = 1  # the term: 1 month, not "1 months"
+    named_cell(wb, "horizon_months").value = 12
+    wb.save(tmp_path / "edited.xlsx")
+    recalculated = convert([tmp_path / "edited.xlsx"], tmp_path / "r")[0]
+    out = openpyxl.load_workbook(recalculated, data_only=True)
+    assert named_value(out, "cover_worth").startswith("NPV at 12.5%: ")
+    assert named_value(out, "cover_term_words") == "1 month"
+    assert "1 months" not in " ".join(str(c.value) for c in out["Cover"]["B"])
