@@ -162,7 +162,9 @@ def test_the_comparison_workbook_has_a_row_a_figure_with_its_unit(base, tmp_path
     rows = {ws.cell(i, 1).value: i for i in range(6, ws.max_row + 1) if ws.cell(i, 1).value}
     npv = rows["NPV"]
     assert ws.cell(npv, 2).value == "USD"
-    assert [ws.cell(npv, j).value for j in (3, 4)] == pytest.approx(list(c.rows["npv_usd"]), rel=1e-15)
+    assert [ws.cell(npv, j).value for j in (3, 4)] == pytest.approx(
+        list(c.rows["npv_usd"]), rel=1e-15
+    )
     assert len({ws.cell(npv, j).number_format for j in (3, 4)}) == 1
     irr = rows["IRR"]
     assert ws.cell(irr, 2).value == "1/yr" and ws.cell(irr, 4).value is None

@@ -364,7 +364,7 @@ REVENUE_STREAM = [
         "econ/report/revenue_rows.py",
         ("stream_rows", "Row"),
         r'^        Section\("Incremental revenue"\),\n',
-        f"""        Row("toy", "{TOY_LABEL}", "USD", "usd_m", "[in_term]*{KEY.replace('.', '_')}",
+        f"""        Row("toy", "{TOY_LABEL}", "USD", "usd_m", "[in_term]*{KEY.replace(".", "_")}",
             row0(r.toy_revenue)),
 """,
     ),

@@ -115,8 +115,8 @@ def write_report(
             pngs.append(path.parent / "explain_npv.png")
         body = markdown(head, extra, pngs, path.name, info["time"])
         unit.write(
-        "summary.md",
-        lambda md: md.write_text(body, encoding="utf-8", errors="backslashreplace"),
-    )
+            "summary.md",
+            lambda md: md.write_text(body, encoding="utf-8", errors="backslashreplace"),
+        )
         unit.write(SOURCE, lambda f: f.write_text(source, encoding="utf-8"))
     return path

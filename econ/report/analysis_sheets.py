@@ -39,9 +39,7 @@ OUTPUTS = {
 RED, BLUE, DARK, GREEN = "#C00000", "#2E75B6", "#1F4E79", "#548235"
 MONEY_AXIS = '$#,##0,,"M"'
 BILLIONS_AXIS = '$#,##0.0,,,"B"'
-RATE_NOTE = (
-    f"above {IRR_MEANINGFUL_MAX:,.0%} a year: not a meaningful rate (econ prints '-' there)"
-)
+RATE_NOTE = f"above {IRR_MEANINGFUL_MAX:,.0%} a year: not a meaningful rate (econ prints '-' there)"
 
 
 def write_all(book: Book, sheets: dict, a, analysis: dict) -> None:
@@ -245,8 +243,10 @@ def shares_block(stats: pd.DataFrame) -> Table:
     v = stats.set_index(["output", "statistic"])["value"]
     rows = []
     for o, s in zip(stats["output"], stats["statistic"], strict=True):
-        if _is_percentile(s) or s in ("mean", "standard error of the mean") or s.startswith(
-            "standard error of "
+        if (
+            _is_percentile(s)
+            or s in ("mean", "standard error of the mean")
+            or s.startswith("standard error of ")
         ):
             continue
         what = "share without a value" if s == "share undefined" else s

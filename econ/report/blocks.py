@@ -195,7 +195,9 @@ def render(book: Book, ws, sheet: Sheet) -> dict[str, tuple[int, dict[str, int]]
     ws.print_area(0, 0, max(end - 2, HEAD_ROWS), last_col)
     if breaks:
         ws.set_h_pagebreaks(breaks)
-    return {name: (top, {c.key: j for j, c in enumerate(t.cols)}) for name, (top, t) in where.items()}
+    return {
+        name: (top, {c.key: j for j, c in enumerate(t.cols)}) for name, (top, t) in where.items()
+    }
 
 
 def _layout(sheet: Sheet, last_col: int) -> tuple[list[int], list[int], int]:
@@ -212,7 +214,12 @@ def _layout(sheet: Sheet, last_col: int) -> tuple[list[int], list[int], int]:
     for i, block in enumerate(sheet.blocks):
         tall = _tall(block, sheet, last_col)
         whole = _keep(block, sheet) and tall <= page
-        if i < n and block.height() and row > HEAD_ROWS and (block.page or (whole and used + tall > page)):
+        if (
+            i < n
+            and block.height()
+            and row > HEAD_ROWS
+            and (block.page or (whole and used + tall > page))
+        ):
             breaks.append(row)
             used = 0.0
         tops.append(row)
@@ -344,7 +351,9 @@ def _table(book: Book, ws, t: Table, top: int, last_col: int, widths) -> None:
     s = book.styles
     for j, c in enumerate(t.cols):
         ws.write_string(top, j, c.head, s("h"))
-    lines = max(_lines(c.head, widths[j : j + 1] or (DEFAULT_WIDTH,), 0) for j, c in enumerate(t.cols))
+    lines = max(
+        _lines(c.head, widths[j : j + 1] or (DEFAULT_WIDTH,), 0) for j, c in enumerate(t.cols)
+    )
     if lines > 1:
         ws.set_row(top, 15 * min(lines, 3))
     formats = [None if c.fmt in ("text", "row") else style(book, c.fmt) for c in t.cols]
@@ -391,7 +400,9 @@ def _charts(book: Book, ws, block: Charts, top: int, where: dict, col: int) -> N
     for line in block.lines():
         x = CHART_GAP_PX if col else 0
         for c in line:
-            ws.insert_chart(row, col, _chart(book, ws.name, c, where), {"x_offset": x, "y_offset": 4})
+            ws.insert_chart(
+                row, col, _chart(book, ws.name, c, where), {"x_offset": x, "y_offset": 4}
+            )
             x += c.size[0] + CHART_GAP_PX
         row += _rows(max(c.size[1] for c in line)) + 1
 

@@ -49,7 +49,12 @@ CONVENTIONS = (
     ("constant.hours_per_month", HOURS_PER_MONTH, "hours", "30.4375 days"),
     ("constant.months_per_year", float(MONTHS_PER_YEAR), "months", ""),
     ("constant.days_per_week", 7.0, "days", "plan usage from queries a day"),
-    ("constant.ceiling_slack", 1e-12, "-", "tranches: a month this close to a tranche's end is in it"),
+    (
+        "constant.ceiling_slack",
+        1e-12,
+        "-",
+        "tranches: a month this close to a tranche's end is in it",
+    ),
     ("constant.unbounded_value", 1e300, "USD/MW-month", "subscriber streams offered first ('on')"),
     ("constant.kw_per_mw", KW_PER_MW, "kW/MW", ""),
     ("constant.tokens_per_million", TOKENS_PER_MILLION, "tokens", "prices are per million tokens"),
@@ -202,7 +207,9 @@ def _conventions(book: Book, ws, row: int) -> int:
     s = book.styles
     title = "Conventions (not inputs): the constants the formulas use"
     ws.write_string(row, 0, title, s("section"))
-    row = _header(book, ws, row + 1, ("Constant", "Name", "Value", "Unit", "Meaning", "", "Changed"))
+    row = _header(
+        book, ws, row + 1, ("Constant", "Name", "Value", "Unit", "Meaning", "", "Changed")
+    )
     first = row + 1
     for key, value, unit, meaning in CONVENTIONS:
         row += 1

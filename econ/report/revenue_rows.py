@@ -199,9 +199,9 @@ def greedy_rows(a: Assumptions, r: Results) -> list[Declaration]:
 def use_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """Average MW by use, idle MW and utilisation; adoption from the subscribers' MW."""
     used = "([mw_api]+[mw_subscriber]+[mw_backfill_peak]+[mw_backfill_flexible])"
-    util = row0(r.utilization)
-    util[r.utilization.shape[1] + 1 :] = np.nan  # no MW online beyond the horizon either
-    util[0] = np.nan
+    util = np.nan_to_num(row0(r.utilization))  # 0 where no MW is online
+    util[r.utilization.shape[1] + 1 :] = 0.0  # beyond the horizon either
+    util[0] = np.nan  # month 0: no formula
     pick = "CHOOSE([rank_{u}]+1,[got0],[got1],[got2])"
     return [
         Section("MW by use each month (average MW)"),
@@ -214,8 +214,8 @@ def use_rows(a: Assumptions, r: Results) -> list[Declaration]:
             "IF(mkt_rho_flexible>0,MIN([bf_cap],MAX([mw]-([got0]+[got1]+[got2]),0)),0)",
             row0(r.mw_backfill_flexible)),
         Row("mw_idle", "Idle", "MW", "num1", f"MAX([mw]-{used},0)", row0(r.mw_idle)),
-        Row("util", "Average utilisation of the contract (blank with no MW online)", "share",
-            "pct", f'IF([mw]>0,{used}/[mw],"")', util),
+        Row("util", "Average utilisation of the contract (0 with no MW online)", "share",
+            "pct", f"IF([mw]>0,{used}/[mw],0)", util),
     ]
 
 

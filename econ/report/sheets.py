@@ -107,9 +107,6 @@ def build(
 
 PROTECTED = ("Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs",
              "Revenue", "Payback", "Annual", "Checks")  # fmt: skip
-# blocks of the analysis sheets that print (the rest are for the screen): 35 pages in all
-PRINTED_BLOCKS = {"Tornado": 1, "Monte Carlo": 1}
-PRINTED_COLUMNS = {"Monte Carlo": "G"}  # the tables; the charts beside them on the screen
 PRINTED_MONTHS = 9  # a timeline prints months 0..9 at 70 % or more; Annual prints every year
 
 
@@ -138,21 +135,8 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
             "Cover": f"A1:B{book.cells['cover_print_end'] + 1}",
             "Contents": f"A1:B{book.cells['contents_print_end'] + 1}",
             "Checks": f"A1:E{book.cells['checks_print_end'] + 1}",
-            "Sobol": book.cells.get("sobol_print_area"),
-            "Break-even": "A1:F" + _used_area(sheet).split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
-        }.get(name)
-        if name in book.cells.get("page_breaks", {}):
-            breaks = book.cells["page_breaks"][name]
-            area = _used_area(sheet)
-            if len(breaks) >= PRINTED_BLOCKS.get(name, 99):  # the first blocks only
-                k = PRINTED_BLOCKS[name]
-                col = PRINTED_COLUMNS.get(name, "".join(c for c in area.split(":")[1] if c.isalpha()))
-                area = f"A1:{col}{breaks[k - 1]}"
-                breaks = breaks[: k - 1]
-            print_setup(sheet, book, "fit", area=area)
-            sheet.set_h_pagebreaks(breaks)
-        else:
-            print_setup(sheet, book, "fit", area=area)
+        }.get(name)  # None: the sheet set its own (the analysis sheets, econ.report.blocks)
+        print_setup(sheet, book, "fit", area=area)
         if name == "Market":
             sheet.fit_to_pages(1, 2)
         if name in ("Tables", "Capacity"):
@@ -185,15 +169,3 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 900, "height": 380})
     ws.insert_chart(tl.next + 2, 0, chart)
-
-
-CHART_PX_PER_COLUMN = 100  # a chart's width in columns, at about the analysis sheets' widths
-
-
-def _used_area(sheet) -> str:
-    """The cells and charts of a sheet, as a print range: long notes that run on to the
-    right of their cell would otherwise widen the page that 'fit to width' scales."""
-    last_col = sheet.dim_colmax or 0
-    for _row, col, chart, *_ in sheet.charts:
-        last_col = max(last_col, col + -(-chart.width // CHART_PX_PER_COLUMN))
-    return f"A1:{xl_col_to_name(last_col)}{(sheet.dim_rowmax or 0) + 1}"

@@ -221,7 +221,9 @@ class Book:
     second_routes: list[tuple[str, str, str, Any]] = field(
         default_factory=list
     )  # label, total, other, the rows.Row
-    marked: list[tuple[str, str, str]] = field(default_factory=list)  # run values: name, label, unit
+    marked: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # run values: name, label, unit
     results: Any = None  # the econ run's Results (scenario 0)
     input_cells: list[tuple] = field(default_factory=list)  # ws, row, col, key, value, format
     rerun_inputs: list[str] = field(default_factory=list)  # keys no live formula reads

@@ -155,9 +155,7 @@ def test_a_row_of_the_monte_carlos_tables_has_one_unit_and_one_format(sheet):
 LONGEST = 80  # lines a function of the snapshot sheets may take
 
 
-@pytest.mark.parametrize(
-    "module", ["analysis_sheets.py", "blocks.py", "compare.py", "charts.py"]
-)
+@pytest.mark.parametrize("module", ["analysis_sheets.py", "blocks.py", "compare.py", "charts.py"])
 def test_no_function_of_the_snapshot_sheets_is_longer_than_80_lines(module):
     path = Path(analysis_sheets.__file__).with_name(module)
     tree = ast.parse(path.read_text())

@@ -54,11 +54,6 @@ def test_every_declared_row_has_a_label_a_unit_and_one_format(base):
                 assert np.asarray(d.value, float).shape == (MONTHS + 1,), (sheet, d.name)
 
 
-# The utilisation row (econ/report/revenue_rows.py) still returns "" with no MW online; that
-# module is being changed elsewhere at the same time: the exception goes when it lands.
-TEXT_IN_NUMBERS_KNOWN = {("revenue", "util")}
-
-
 def test_no_row_returns_text_into_a_numeric_row(base):
     """A timeline row holds numbers (0, or a flag in a row of its own), never "" among them."""
     text = {
@@ -67,4 +62,4 @@ def test_no_row_returns_text_into_a_numeric_row(base):
         for d in decls
         if isinstance(d, Row) and ('""' in d.formula or '""' in (d.opening or ""))
     }
-    assert text == TEXT_IN_NUMBERS_KNOWN  # once the known row is fixed, empty the set
+    assert text == set()
