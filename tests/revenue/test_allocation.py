@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -50,6 +50,8 @@ def test_allocation_by_hand():
     caps=st.lists(st.floats(0.0, 80.0), min_size=4, max_size=4),
     values=st.lists(st.floats(-3.0, 10.0), min_size=4, max_size=4),
 )
+# a use worth 2^-24 a MW: HiGHS leaves it out (below its tolerance), the closed form does not
+@example(mw=51.0, pta=3.0, caps=[17.0, 0.0, 1.0, 0.0], values=[2.0**-24, 0.0, 0.0, 0.0])
 def test_the_allocation_is_the_lp_optimum(mw, pta, caps, values):
     y = [
         float(v)
@@ -63,8 +65,10 @@ def test_the_allocation_is_the_lp_optimum(mw, pta, caps, values):
     assert sum(y) <= mw * (1 + 1e-12) + 1e-12
     # and optimal
     best = _lp(mw, pta, caps[:3], values[:3], caps[3], values[3])
-    # (HiGHS keeps constraints to about 1e-7: an absolute slack of that times the values)
-    assert _value(y, values[:3], values[3]) == pytest.approx(best, rel=1e-9, abs=1e-6)
+    # HiGHS keeps constraints and reduced costs to about 1e-7 (its feasibility tolerances): a
+    # use worth less than that a MW may be left out, up to 1e-7 x the MW it could take
+    slack = 1e-7 * (mw + sum(caps)) * max(1.0, *map(abs, values))
+    assert _value(y, values[:3], values[3]) == pytest.approx(best, rel=1e-9, abs=slack)
 
 
 def test_the_allocation_broadcasts_over_scenarios():
