@@ -19,6 +19,8 @@ NOTHING_SERVED = [
 ]
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
 
+pytestmark = pytest.mark.slow  # LibreOffice: runs with ECON_SLOW=1, as in CI
+
 
 def test_nothing_served_leaves_the_realised_cost_blank(tmp_path):
     if soffice() is None:

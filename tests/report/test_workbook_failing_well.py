@@ -19,6 +19,8 @@ from econ.headline import headline
 
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
 
+pytestmark = pytest.mark.slow  # LibreOffice: runs with ECON_SLOW=1, as in CI
+
 if soffice() is None:
     if os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
         pytest.fail(

@@ -93,6 +93,7 @@ def _annual(wb, label: str) -> list[float]:
 
 
 @needs_soffice
+@pytest.mark.slow
 @pytest.mark.parametrize("horizon", [84, 120])
 def test_annual_follows_a_horizon_up_to_120_months(edited, horizon):
     wb = edited[f"horizon_{horizon}"]
@@ -112,6 +113,7 @@ def test_annual_follows_a_horizon_up_to_120_months(edited, horizon):
 
 
 @needs_soffice
+@pytest.mark.slow
 def test_every_cover_sentence_is_live_or_under_the_stale_banner(report, edited):
     """After an edit only a rerun of econ can follow, the sentence of the run is flagged STALE
     while the live sentences still read as sentences."""
@@ -131,6 +133,7 @@ def test_every_cover_sentence_is_live_or_under_the_stale_banner(report, edited):
 
 
 @needs_soffice
+@pytest.mark.slow
 def test_the_cover_says_the_rate_as_typed_and_one_month(report, tmp_path):
     wb = openpyxl.load_workbook(report)
     named_cell(wb, "finance_discount_rate_annual").value = 0.125

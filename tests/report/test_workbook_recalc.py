@@ -27,6 +27,8 @@ RTOL = 1e-9  # LibreOffice's arithmetic against numpy's, on every formula cell
 PAGES = 35  # the printed base case (PDF) at most this many pages
 READABLE = 0.70  # every page printed at 70 % or more of full size
 
+pytestmark = pytest.mark.slow  # LibreOffice: runs with ECON_SLOW=1, as in CI
+
 if soffice() is None:
     if os.environ.get("ECON_REQUIRE_SOFFICE") == "1":
         pytest.fail(
