@@ -1255,6 +1255,8 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "w_pro_standard": nh(dem.w_pro_standard),
         "api_revenue_per_token": vec(api.revenue_per_token),
         "api_gpu_avoided_per_token": vec(api.gpu_avoided_per_token),
+        "token_margin.standard": vec(api.lab_margins[0]),
+        "token_margin.fast": vec(api.lab_margins[1]),
         **{f"eta.{k}": vec(v) for k, v in c.eta.items()},
         **{f"phi.{i}": vec(f) for i, f in dem.phi.items()},
         **{f"plus_hit.{i}": nh(x) for i, x in dem.plus_hits.items()},

@@ -135,7 +135,6 @@ def share_results(a: Assumptions, r: Results) -> list[Declaration]:
 
 def margin_results(a: Assumptions, r: Results) -> list[Declaration]:
     keep = "(1-finance_variable_cost_share)"
-    vc = float(a.values["finance.variable_cost_share"])
     div = "IF(api_share_ultrafast>0,(mkt_no_deal_{t}-api_share_{t})/api_share_ultrafast,0)"
     return [
         Result("api_diversion_standard", "Standard tokens one ultrafast token replaces, D_s", "-",
@@ -145,8 +144,7 @@ def margin_results(a: Assumptions, r: Results) -> list[Declaration]:
         *[Result(f"mkt_margin_{t}", f"Margin of one {t} token the lab sells on its GPUs",
                  "USD per 1M tokens", "usd2",
                  f"tiers_{t}_price_per_mtok_usd*{keep}-gpu_cost_{t}",
-                 float(a.values[f"tiers.{t}.price_per_mtok_usd"]) * (1 - vc)
-                 - _v(getattr(r, f"gpu_cost_{t}")))
+                 _v(r.parts[f"token_margin.{t}"]))
           for t in ("standard", "fast")],
         Result("api_margin", "Margin of one ultrafast API token, m_u", "USD per 1M tokens", "usd2",
                f"tiers_ultrafast_price_per_mtok_usd*{keep}"

@@ -158,7 +158,8 @@ class Choice:
     without it; diversion_standard / diversion_fast D_j: lab tokens of tier j that one ultrafast
     token replaces [-]; margin m_u [USD per 1M ultrafast tokens]; revenue_per_token
     p_u - sum D_j p_j [USD per 1M] (fee-bearing); gpu_avoided_per_token sum D_j g$_j [USD per
-    1M]; market M [tokens/month]; premium (alpha_u - alpha_s) / beta [USD per 1M]; logit: the
+    1M]; lab_margins (standard, fast) p_j (1 - f) - g$_j: the margin of a lab token of each
+    tier [USD per 1M]; market M [tokens/month]; premium (alpha_u - alpha_s) / beta [USD per 1M]; logit: the
     calibrated logit; utilities (v_s, v_f, v_u) at the run's prices and served speeds [-].
     """
 
@@ -173,6 +174,7 @@ class Choice:
     margin: Array
     revenue_per_token: Array
     gpu_avoided_per_token: Array
+    lab_margins: tuple[Array, Array]
     market: Array
     premium: Array
     logit: Logit
@@ -190,11 +192,15 @@ def api_margin(
     [USD per 1M ultrafast tokens served]: the margin of one ultrafast API token to the lab,
     net of the fees on every revenue change and of the GPU cost the diverted tokens no longer
     take (section 0.4). The one function the capacity allocation and the cash both use."""
-    keep = 1.0 - _f(fees)
-    out = _f(price_ultrafast) * keep
+    out = _f(price_ultrafast) * (1.0 - _f(fees))
     for p, g, d in zip(prices_other, gpu_costs, diversion, strict=True):
-        out = out - _f(d) * (_f(p) * keep - _f(g))
+        out = out - _f(d) * token_margin(p, g, fees)
     return out
+
+
+def token_margin(price: ArrayLike, gpu_cost: ArrayLike, fees: ArrayLike) -> Array:
+    """p_j (1 - f) - g$_j [USD per 1M]: the margin of one token the lab sells on its GPUs."""
+    return _f(price) * (1.0 - _f(fees)) - _f(gpu_cost)
 
 
 def choice(
@@ -226,6 +232,7 @@ def choice(
         margin=margin,
         revenue_per_token=p_u - d_s * p_s - d_f * p_f,
         gpu_avoided_per_token=d_s * _f(gpu_costs[0]) + d_f * _f(gpu_costs[1]),
+        lab_margins=(token_margin(p_s, gpu_costs[0], fees), token_margin(p_f, gpu_costs[1], fees)),
         market=lg.market,
         premium=lg.premium(),
         logit=lg,
