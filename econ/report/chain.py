@@ -60,15 +60,20 @@ def calendar(a: Assumptions) -> list[Declaration]:
 
 
 
+def _timeline(book: Book, ws, sheet: str, title: str, note: str, a: Assumptions) -> Timeline:
+    """A monthly sheet: its title and note, the timeline from row 4 and the calendar rows."""
+    ws.write_string(0, 0, title, book.styles("title"))
+    ws.write_string(1, 0, note, book.styles("note"))
+    tl = Timeline(book, ws, sheet, 4, sheet.lower())
+    render(tl, calendar(a))
+    return tl
+
+
 def revenue_sheet(book: Book, ws, a: Assumptions, r: Results) -> Timeline:
     """Revenue: capacity online, demand per user, the API, the value of a subscriber, the MW by
     use each month, the Pro stocks with and without the deal, revenue, backfill, the GPU fleet."""
-    s = book.styles
     title = "Revenue: capacity, quota burn, the API, MW by use, the Pro stocks, backfill and the GPU fleet (live formulas)"
-    ws.write_string(0, 0, title, s("title"))
-    ws.write_string(1, 0, NOTE, s("note"))
-    tl = Timeline(book, ws, "Revenue", 4, "revenue")
-    render(tl, calendar(a))
+    tl = _timeline(book, ws, "Revenue", title, NOTE, a)
     for part in revenue_rows.ROWS:
         render(tl, part(a, r))
     return tl
@@ -79,12 +84,8 @@ NOTE = "One formula along months 1..120 on the named inputs of Assumptions and t
 
 def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> Timeline:
     """Costs: the rent, and buying the same capacity instead (section 7)."""
-    s = book.styles
     title = "Costs: the rent, and buying the same capacity instead (live formulas)"
-    ws.write_string(0, 0, title, s("title"))
-    ws.write_string(1, 0, COSTS_NOTE, s("note"))
-    tl = Timeline(book, ws, "Costs", 4, "costs")
-    render(tl, calendar(a))
+    tl = _timeline(book, ws, "Costs", title, COSTS_NOTE, a)
     render(tl, rent_rows(a, r))
     render(tl, buy_rows(a, r, analysis))
     render(tl, buy_results(a, r, analysis))
@@ -235,12 +236,9 @@ def rent_vs_buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
 
 def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Timeline:
     """Payback: cash flow, cumulative cash, NPV with the Pro tail, IRR, payback (section 6)."""
-    s = book.styles
     title = "Payback: cash flow, cumulative cash, NPV with the Pro tail, IRR, payback (live formulas)"
-    ws.write_string(0, 0, title, s("title"))
-    ws.write_string(1, 0, PAYBACK_NOTE, s("note"))
-    tl = Timeline(book, ws, "Payback", 4, "payback")
-    render(tl, calendar(a) + cash_rows(a, r))
+    tl = _timeline(book, ws, "Payback", title, PAYBACK_NOTE, a)
+    render(tl, cash_rows(a, r))
     for part in (payback_results(a, r, head), npv_results(a, r, head),
                  capacity_results(a, r, head), bridge(a, r, head)):
         # blank when the live model cannot compute the choices made (Checks)

@@ -20,6 +20,7 @@ from econ import __version__
 from econ.assumptions import Assumptions, path_text
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
 from econ.payback import NO_IRR, NO_SIGN_CHANGE
+from econ.report.rows import Result
 from econ.report.summary import IRR_UNDEFINED, physics_sentence
 from econ.report.workbook import QUESTION, write_cell, write_formula
 from econ.report.xl import Book
@@ -46,18 +47,11 @@ CANNOT = "The live model cannot compute the choices made: "
 STALE = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; rerun econ","current")'
 
 
-@dataclass(frozen=True)
-class Part:
-    """A intermediate cell of the Cover's sentences: named ``cover_<name>``; ``guard``: blank (or
-    FALSE) when the live model cannot compute the choices made."""
-
-    name: str
-    label: str
-    unit: str
-    fmt: str
-    formula: str
-    value: Any
-    guard: bool = True
+def Part(name: str, label: str, unit: str, fmt: str, formula: str, value: Any,  # noqa: N802
+         guard: bool = True) -> Result:  # fmt: skip
+    """An intermediate cell of the Cover's sentences (a ``rows.Result``, named ``cover_<name>``
+    on the Cover); ``guard``: blank (or FALSE) when the live model cannot compute the choices."""
+    return Result(name, label, unit, fmt, formula, value, guard=guard)
 
 
 @dataclass(frozen=True)
@@ -88,13 +82,13 @@ def plural(n: int | float, word: str) -> str:
     return f"{n:g} {word}" if n == 1 else f"{n:g} {word}s"
 
 
-def parts(h: dict[str, Any]) -> list[Part]:
+def parts(h: dict[str, Any]) -> list[Result]:
     """The intermediate cells, with their values in this run."""
     v = _values(h)
     return _words(h) + _answer_parts(h, v) + _return_parts(v) + _capacity_parts(h, v)
 
 
-def _words(h: dict[str, Any]) -> list[Part]:
+def _words(h: dict[str, Any]) -> list[Result]:
     """The reason a sentence cannot be computed, the rate, the term and horizon in words, and
     the amounts in $B."""
     a = h["assumptions"]
@@ -131,7 +125,7 @@ def _words(h: dict[str, Any]) -> list[Part]:
     ]  # fmt: skip
 
 
-def _answer_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Part]:
+def _answer_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
     """Whether the deal pays back, and what it is worth."""
     p = h["payback_months"]
     return [
@@ -156,7 +150,7 @@ def _answer_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Part]:
     ]  # fmt: skip
 
 
-def _return_parts(v: dict[str, Any]) -> list[Part]:
+def _return_parts(v: dict[str, Any]) -> list[Result]:
     """The IRR and the MIRR in words."""
     return [
         Part("irr_above", "An IRR above the meaningful maximum", "text", "text",
@@ -175,7 +169,7 @@ def _return_parts(v: dict[str, Any]) -> list[Part]:
     ]  # fmt: skip
 
 
-def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Part]:
+def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
     """Capacity or demand: what capacity holds back, or the MW by use; the lessor's yield."""
     lim = h["capacity_limits"]
     return [
@@ -490,7 +484,7 @@ def _files(book: Book, ws, a: Assumptions, row: int) -> int:
     return row
 
 
-def _parts(book: Book, ws, declared: list[Part], row: int) -> None:
+def _parts(book: Book, ws, declared: list[Result], row: int) -> None:
     """The sentences' intermediate cells: label, value, unit; each named ``cover_<name>``."""
     s = book.styles
     title = "Parts of the sentences above (live; not printed)"
