@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import os
 import re
 import resource
@@ -122,9 +123,11 @@ def bench_model(a, n_vec: int, n_one: int, n_ref: int, repeat: int) -> None:
     ones = [{k: float(v[i]) for k, v in over.items()} for i in range(n_one)]
 
     def vec_block(s):
-        return lambda: evaluate(
-            a, {k: v[s : s + chunk] for k, v in over.items()}, detail=False, served=served
-        ).npv
+        return lambda: (
+            evaluate(
+                a, {k: v[s : s + chunk] for k, v in over.items()}, detail=False, served=served
+            ).npv
+        )
 
     def one_block(s):
         return lambda: [
@@ -401,7 +404,7 @@ def bench_montecarlo(a, n: int, reps: int) -> list[str]:
     named += parts["VOI"] + parts["statistics"]
     print(
         f"4. Monte Carlo of {n:,} samples, 1 worker (econ.sensitivity.run.monte_carlo: "
-        f"{len(prob.names)} keys sampled, chunks of 20,000; {load0})"
+        f"{len(prob.names)} keys sampled, chunks of {inspect.signature(srun.monte_carlo).parameters['chunk'].default:,}; {load0})"
     )
     print(
         f"   econ {t_mc:.2f} s; the bare-numpy floor of the v3 arithmetic {t_floor:.2f} s (chunks of "
@@ -443,7 +446,8 @@ def bench_montecarlo(a, n: int, reps: int) -> list[str]:
     ]
     lines.append(
         f"   1 worker {t_mc:.2f} s, 2 workers {t_mc2:.2f} s -> {speed:.2f}x (goal >= 1.7x); results "
-        f"{'identical to the last bit' if same else 'DIFFERENT'} (outputs of every sample, fan, EVPI, EVPPI)"
+        f"{'identical to the last bit' if same else 'DIFFERENT'} (outputs of every sample, fan, EVPI, EVPPI); "
+        f"{res2['run'].tasks} tasks"
     )
     lines.append(
         f"   CPU time (the process and its workers): 1 worker {cpu1:.1f} s, 2 workers {cpu2:.1f} s "

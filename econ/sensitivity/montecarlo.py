@@ -438,13 +438,17 @@ class _SamplesCsv:
 
 def _spans(n: int, chunk: int, workers: int) -> list[tuple[int, int]]:
     """Tasks of whole chunks: about 4 per worker (one worker: as large as allowed), each at most
-    TASK_ROWS samples (or one chunk), and whole sampling blocks where a chunk divides one."""
+    TASK_ROWS samples (or one chunk), and whole sampling blocks where a chunk divides one,
+    unless that would leave a worker idle (a sample of fewer blocks than workers: each task
+    then draws the block and keeps its own rows, which costs far less than evaluating them)."""
     n_chunks = -(-n // chunk)
     most = max(1, TASK_ROWS // chunk)
     per = most if workers == 1 else min(most, max(1, -(-n_chunks // (4 * workers))))
     if BLOCK % chunk == 0:  # whole sampling blocks per task: no block drawn by two tasks
         unit = BLOCK // chunk
-        per = max(unit, per - per % unit)
+        whole = max(unit, per - per % unit)
+        if workers == 1 or -(-n_chunks // whole) >= workers:
+            per = whole
     step = per * chunk
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 

@@ -108,6 +108,21 @@ def test_econ_model_over_two_workers_matches_one(base):
     assert r1.histograms["cum"].months == int(base.values["horizon.months"])
 
 
+def test_a_sample_within_one_block_is_shared_by_two_workers_and_identical():
+    """Chunks that divide a sampling block make tasks of whole blocks, but a sample of one
+    block would then be one task and leave the second worker idle: it is split, each task
+    drawing the block and keeping its own rows, and the result does not change by a bit."""
+    common = dict(outputs=["npv", "payback"], paths=["cum"], keep_inputs=7, voi_output="npv")
+    n, chunk = 20_000, BLOCK // 8
+    r1 = montecarlo.run(toy, problem(), n, 5, chunk=chunk, workers=1, **common)
+    r2 = montecarlo.run(toy, problem(), n, 5, chunk=chunk, workers=2, **common)
+    assert (r1.tasks, r2.tasks) == (1, -(-n // chunk))
+    _same(r1, r2)
+    # two blocks or more: whole blocks per task, as before
+    r3 = montecarlo.run(toy, problem(), 2 * BLOCK, 5, chunk=chunk, workers=2, **common)
+    assert r3.tasks == 2
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_progress_reaches_n_with_one_and_two_workers(workers):
     calls = []
