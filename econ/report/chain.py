@@ -20,6 +20,7 @@ from econ.constants import HOURS_PER_MONTH, KW_PER_MW
 from econ.model import Results
 from econ.payback import BISECTION_STEPS, IRR_GRID, irr_trace, irr_unique, mirr
 from econ.report import revenue_rows
+from econ.report.revenue_rows import BOTH, ramp_and_tranche, schedule
 from econ.report.rows import (
     Check,
     Declaration,
@@ -93,7 +94,7 @@ def costs_sheet(book: Book, ws, a: Assumptions, r: Results, analysis: dict) -> T
     return tl
 
 
-COSTS_NOTE = "Buying serves the same months as the rent (the term) on the same facility MW; its capex is spent as the MW come online, at the end of the month before."
+COSTS_NOTE = "Buying serves the same months as the rent (the term) on the same facility MW; its capex is spent at the end of the month before the MW come online."
 DISCOUNT = "EXP(-{m}/constant_months_per_year*LN(1+finance_discount_rate_annual))"
 
 
@@ -114,16 +115,26 @@ def rent_rows(a: Assumptions, r: Results) -> list[Declaration]:
 def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
     flows = analysis["cost_flows"]
     owner = analysis["owner_flows"]
+    ramp, tranche = schedule("({m}+1)")
+    ramp_v, tranche_v = ramp_and_tranche(a, ahead=1)
+    T = int(a.values["contract.term_months"])
+    m = months()
+    online_next = np.where(m + 1 <= T, tranche_v if _tranches(a) else ramp_v, 0.0)
+    # the capex spent at the end of month t is for the MW that come online in month t + 1
+    share = np.append(pad_months(flows["buy_capex_share"].to_numpy())[1:], 0.0)
+    capex = share * float(analysis["rent_vs_buy"]["buy_capex_usd"])
     return [
         Section("Buying the same capacity"),
-        Row("capex_share", "Share of the capex spent at the end of the month before", "share",
-            "pct", "[in_term]*MAX([mw]-[mw-1],0)/contract_mw",
-            pad_months(flows["buy_capex_share"].to_numpy())),
-        Row("capex", "Capex spent at the end of the month before", "USD", "usd_m",
-            "[capex_share]*(buy_hardware_usd+buy_facility_usd)",
-            pad_months(flows["buy_capex_usd_at_previous_month_end"])),
-        Row("d_before", "Discount factor at the end of the month before", "-", "num4",
-            "[in_horizon]*[d-1]", pad_months(np.concatenate([[1.0], r.discount[0][:-1]]))),
+        Row("ramp_next", "Share online next month on a linear ramp", "share", "pct", ramp,
+            ramp_v, opening=ramp),
+        Row("tranche_next", "Share online next month in tranches (0: no tranches)", "share",
+            "pct", tranche, tranche_v, opening=tranche),
+        Row("online_next", "Share of the contracted MW online next month (in the term)",
+            "share", "pct", NEXT, online_next, opening=NEXT),
+        Row("capex_share", "Share of the capex spent at the month's end (next month's MW)",
+            "share", "pct", CAPEX_SHARE, share, opening=CAPEX_SHARE),
+        Row("capex", "Capex spent at the month's end", "USD", "usd_m", CAPEX, capex,
+            opening=CAPEX),
         Row("opex", "Opex: power and maintenance", "USD", "usd_m",
             "[in_term]*([mw]*constant_kw_per_mw*constant_hours_per_month*buy_power_price_usd_per_kwh"
             "+buy_maintenance_share_annual/constant_months_per_year*buy_hardware_usd)",
@@ -132,9 +143,18 @@ def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
             "IF({m}=contract_term_months,buy_residual_usd,0)",
             pad_months(flows["buy_residual_usd"])),
         Row("owner", "The lessor's cash: - capex, rent - opex, + residual", "USD", "usd_m",
-            "-[capex+1]+[rent]-[opex]+[residual]",
-            np.concatenate([owner, np.zeros(MONTHS + 1 - owner.size)]), opening="-[capex+1]"),
+            "-[capex]+[rent]-[opex]+[residual]",
+            np.concatenate([owner, np.zeros(MONTHS + 1 - owner.size)]), opening="-[capex]"),
     ]
+
+
+NEXT = f"IF({{m}}+1<=contract_term_months,IF({BOTH},[tranche_next],[ramp_next]),0)"
+CAPEX_SHARE = "MAX([online_next]-[mw]/contract_mw,0)"
+CAPEX = "[capex_share]*(buy_hardware_usd+buy_facility_usd)"
+
+
+def _tranches(a: Assumptions) -> bool:
+    return "contract.tranche_mw" in a.values and "contract.tranche_months" in a.values
 
 
 D_TERM = "buy_d_term"  # the discount factor at the end of the term (a named result)
@@ -159,7 +179,7 @@ def buy_results(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]
         Result("buy_d_term", "Discount factor at the end of the term", "-", "num4",
                "[d@contract_term_months]", v["d_term"]),
         Result("buy_capex_pv_per_usd", "PV of a dollar of capex on its schedule",
-               "USD/USD", "num4", "SUMPRODUCT([capex_share:],[d_before:])", v["capex_pv"]),
+               "USD/USD", "num4", "SUMPRODUCT([capex_share:0],[d:0])", v["capex_pv"]),
         Result("buy_term_discount_months", "Discount factors summed over the term", "months",
                "num2", "SUMPRODUCT([in_term:],[d:])", v["term_d"]),
         Result("buy_power_pv_usd", "Present value of the power bill over the term", "USD",
@@ -170,7 +190,7 @@ def buy_results(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]
         Result("rent_npv_usd", "NPV of the rent", "USD", "usd_b", "SUMPRODUCT([rent:],[d:])",
                rb["rent_npv_usd"], match="NPV of the rent [USD]"),
         Result("buy_npv_usd", "NPV of buying", "USD", "usd_b",
-               f"SUMPRODUCT([capex:],[d_before:])+SUMPRODUCT([opex:],[d:])-buy_residual_usd*{D_TERM}",
+               f"SUMPRODUCT([capex:0],[d:0])+SUMPRODUCT([opex:],[d:])-buy_residual_usd*{D_TERM}",
                rb["buy_npv_usd"], match="NPV of buying [USD]"),
         Result("rent_usd_per_mw_month", "Rent per MW-month (contract terms)", "USD/MW-month",
                "usd", "contract_value_usd/(contract_mw*contract_term_months)",
@@ -189,13 +209,12 @@ def _buy_values(a: Assumptions, r: Results, analysis: dict) -> dict[str, float]:
     T = int(a.values["contract.term_months"])
     m = months()
     d = pad_months(r.discount[0], 1.0)
-    d_before = pad_months(np.concatenate([[1.0], r.discount[0][:-1]]))
     in_term = ((m >= 1) & (m <= T)).astype(float)
-    share = pad_months(flows["buy_capex_share"].to_numpy())
+    share = pad_months(flows["buy_capex_share"].to_numpy())  # at the end of the month before
     power = KW_PER_MW * HOURS_PER_MONTH * a.num("buy.power_price_usd_per_kwh")
     return {
         "d_term": float(d[T]),
-        "capex_pv": float(np.sum(share[1:] * d_before[1:])),
+        "capex_pv": float(np.sum(share[1:] * d[:-1])),
         "term_d": float(np.sum(in_term[1:] * d[1:])),
         "power_pv": float(np.sum(row0(r.mw_online)[1:] * in_term[1:] * d[1:])) * power,
     }

@@ -24,21 +24,33 @@ KEEP = "(1-finance_variable_cost_share)"
 RAMP = "IF({r}>0,MIN(1,{{m}}/{r}),1)"
 
 
+BOTH = "AND(ISNUMBER(contract_tranche_mw),ISNUMBER(contract_tranche_months))"  # tranches set
+
+
+def schedule(month: str) -> tuple[str, str]:
+    """The share of the contracted MW online at ``month`` (a formula of the month's number) on
+    a linear ramp and in tranches (0: no tranches): one template for this month (Revenue) and
+    for the next (Costs, where the capex for the next month's MW is spent)."""
+    ramp = RAMP.format(r="contract_ramp_months").replace("{m}", month)
+    tranche = (
+        f"MIN(contract_mw,contract_tranche_mw*CEILING({month}/contract_tranche_months"
+        "-constant_ceiling_slack,1))/contract_mw"
+    )
+    return ramp, f"IF({BOTH},{tranche},0)"
+
+
 # fmt: off
 def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """MW online (a linear ramp, or tranches when both tranche inputs are set; section 0.3)."""
-    both = "AND(ISNUMBER(contract_tranche_mw),ISNUMBER(contract_tranche_months))"
-    tranche = ("MIN(contract_mw,contract_tranche_mw*CEILING({m}/contract_tranche_months"
-               "-constant_ceiling_slack,1))/contract_mw")
-    ramp_v, tranche_v = _ramp_and_tranche(a)
+    ramp, tranche = schedule("{m}")
+    ramp_v, tranche_v = ramp_and_tranche(a)
     return [
         Section("Capacity online"),
-        Row("ramp", "Share online on a linear ramp", "share", "pct",
-            RAMP.format(r="contract_ramp_months"), ramp_v),
-        Row("tranche", "Share online in tranches (0: no tranches)", "share", "pct",
-            f"IF({both},{tranche},0)", tranche_v),
+        Row("ramp", "Share online on a linear ramp", "share", "pct", ramp, ramp_v),
+        Row("tranche", "Share online in tranches (0: no tranches)", "share", "pct", tranche,
+            tranche_v),
         Row("online", "Share of the contracted MW online", "share", "pct",
-            f"[in_term]*IF({both},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
+            f"[in_term]*IF({BOTH},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
         Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
             opening="0"),
         Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
@@ -361,11 +373,12 @@ def _rho_s(r: Results) -> np.ndarray:
     return np.where(np.isposinf(rho), UNBOUNDED, rho)
 
 
-def _ramp_and_tranche(a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
-    """The two ways MW come online, every month 0..120 (month 0 blank)."""
+def ramp_and_tranche(a: Assumptions, ahead: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The two ways MW come online, at months 0..120 (month 0 blank) or, ``ahead`` = 1, at
+    the month after each of them."""
     from econ.compute import capacity as cap
 
-    t = np.arange(MONTHS + 1, dtype=float)
+    t = np.arange(MONTHS + 1, dtype=float) + ahead
     t1 = np.maximum(t, 1.0)
     ramp = a.num("contract.ramp_months")
     ramp_v = np.where(ramp > 0, np.minimum(1.0, t1 / (ramp if ramp > 0 else 1.0)), 1.0)
@@ -376,5 +389,6 @@ def _ramp_and_tranche(a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
         tranche_v = online / mw
     else:
         tranche_v = np.zeros(MONTHS + 1)
-    ramp_v[0] = tranche_v[0] = np.nan  # no formula in month 0
+    if not ahead:
+        ramp_v[0] = tranche_v[0] = np.nan  # no formula in month 0
     return ramp_v, tranche_v

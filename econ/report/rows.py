@@ -11,7 +11,8 @@ Formula templates are Excel formulas on the workbook's defined names, with row r
 square brackets:
 
 - ``[mw]``: this month of the row ``mw`` of the same sheet; ``[revenue.mw]``: of another sheet;
-- ``[pro-1]`` / ``[capex+1]``: the month before / after;
+- ``[pro-1]``: the month before (never a later month: FAST flows left to right, and a test
+  reads every timeline formula for it);
 - ``[cum:]``: the row over months 1..120 (``[cum:0]``: months 0..120), for SUM and SUMPRODUCT;
 - ``[cum@horizon_months]``: the row at month ``horizon_months`` (any expression), by INDEX;
 - ``{m}``: this month's number (the header cell).
