@@ -268,7 +268,7 @@ def _computability(book: Book, ws, comp: list[Check], row: int) -> int:
     title = "Can the live model compute the choices made? (econ refuses what it cannot)"
     first, last, row = _block(book, ws, row, title, comp)
     ws.write_string(row, 0, "The live model can compute the choices made", s("bold"))
-    write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", True, s("bold"))
+    write_formula(ws, row, 2, f"=AND(C{first + 1}:C{last + 1})", True, s("bool", bold=True))
     book.name(COMPUTABLE, f"'Checks'!$C${row + 1}")
     book.name("checks_computable_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
     msgs = '&" "&'.join(f"D{r + 1}" for r in range(first, last + 1))  # each blank or its message
@@ -286,7 +286,9 @@ def _integrity(book: Book, ws, checks: list, row: int) -> int:
     ws.write_string(
         row, 0, "Every integrity check holds (and the choices are computable)", s("bold")
     )
-    write_formula(ws, row, 2, f"=AND({COMPUTABLE},C{first + 1}:C{last + 1})", True, s("bold"))
+    write_formula(
+        ws, row, 2, f"=AND({COMPUTABLE},C{first + 1}:C{last + 1})", True, s("bool", bold=True)
+    )
     book.name("integrity_ok", f"'Checks'!$C${row + 1}")
     book.name("checks_integrity_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
     _true_false_colours(book, ws, first, row, 2)
@@ -334,11 +336,13 @@ def _block(book: Book, ws, row: int, title: str, checks: list, finding: bool = F
             value = "plausible" if c.value else no
             write_formula(ws, row, 2, f'=IF({c.formula},"plausible","{no}")', value)
         elif c.message:
-            write_formula(ws, row, 2, "=" + c.formula, bool(c.value))
+            write_formula(ws, row, 2, "=" + c.formula, bool(c.value), s("bool"))
             shown = "" if c.value else c.message
             write_formula(ws, row, 3, f'=IF(C{row + 1},"","{c.message}")', shown, s("note"))
         else:  # one FALSE only when the choices cannot be computed: the others wait
-            write_formula(ws, row, 2, f"=IF({COMPUTABLE},{c.formula},TRUE)", bool(c.value))
+            write_formula(
+                ws, row, 2, f"=IF({COMPUTABLE},{c.formula},TRUE)", bool(c.value), s("bool")
+            )
     return first, row, row + 1
 
 
@@ -351,7 +355,7 @@ def _route(book: Book, ws, row: int, c: Route) -> None:
     write_formula(ws, row, 3, f"=IFERROR({c.figure},0)", c.amount, s(c.fmt))
     write_formula(ws, row, 4, f"=IFERROR({c.route},0)", c.amount, s(c.fmt))
     d, e = f"D{row + 1}", f"E{row + 1}"
-    write_formula(ws, row, 2, f"=IF({COMPUTABLE},{close(d, e)},TRUE)", True)
+    write_formula(ws, row, 2, f"=IF({COMPUTABLE},{close(d, e)},TRUE)", True, book.styles("bool"))
 
 
 def _matches(book: Book, ws, row: int) -> int:

@@ -336,9 +336,9 @@ HEADLINE = (
     ("Lessor's yield (blank: none)", "lessor_yield_annual", "pct"),
     ("Pro users to pay the contract (the articles)", "simple_breakeven_pro_users", "num"),
     ("... as a share of monthly active users", "simple_breakeven_share_of_mau", "pct3"),
-    ("Inputs changed since the run", "inputs_changed_since_run", "g"),
-    ("Every integrity check holds (Checks)", "integrity_ok", "g"),
-    ("The workbook matches the econ run (Checks)", "matches_run", "g"),
+    ("Inputs changed since the run", "inputs_changed_since_run", "bool"),
+    ("Every integrity check holds (Checks)", "integrity_ok", "bool"),
+    ("The workbook matches the econ run (Checks)", "matches_run", "bool"),
 )
 # the value in the run of the flags the headline shows (the run is unchanged, checked, matched)
 RUN_FLAGS = {"inputs_changed_since_run": False, "integrity_ok": True, "matches_run": True}

@@ -93,6 +93,34 @@ CONVENTIONS = (
 )
 
 
+# The consistency rules of econ.assumptions.CROSS_CHECKS between two scalar inputs, as the
+# data validation of each: a spreadsheet refuses the edit as econ does (the other rules span
+# tables and are Checks of the live model).
+ACROSS = {
+    "horizon.months": (
+        "{c}>=contract_term_months",
+        "at least the contract term (contract.term_months)",
+    ),
+    "contract.term_months": ("{c}<=horizon_months", "at most the horizon (horizon.months)"),
+    "market.pro_growth_monthly": (
+        "{c}>=-conversion_pro_churn_monthly",
+        "at least minus the churn (conversion.pro_churn_monthly)",
+    ),
+    "conversion.pro_churn_monthly": (
+        "{c}>=-market_pro_growth_monthly",
+        "at least minus the Pro growth of the no-deal world (market.pro_growth_monthly)",
+    ),
+    "market.pro_subscribers_start": (
+        "{c}<=market_mau",
+        "at most the monthly active users (market.mau)",
+    ),
+    "market.mau": (
+        "{c}>=market_pro_subscribers_start",
+        "at least the Pro subscribers at the start",
+    ),
+}
+
+
 def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
     """The run's value of an input at the same address on its hidden mirror sheet."""
     write_cell(run_ws, row, col, value)
@@ -121,7 +149,15 @@ def _input(
     book.name(excel_name(key), absolute(ws.name, row, col))
     if rule is not None:
         v = validation_for(rule, unit, label(key), choices)
-        if v["validate"] == "custom":
+        if key in ACROSS:  # a rule spanning two keys (econ.assumptions.CROSS_CHECKS)
+            extra, what = ACROSS[key]
+            for bound in ("criteria", "minimum", "maximum"):
+                v.pop(bound, None)  # XlsxWriter reads a custom rule's formula from "minimum" too
+            v["validate"] = "custom"
+            v["value"] = custom_rule_formula(rule, cell)[:-1] + "," + extra.format(c=cell) + ")"
+            v["error_message"] = f"{v['error_message'][:-1]}, and {what}."[:255]
+            v["input_message"] = v["error_message"]
+        elif v["validate"] == "custom":
             v["value"] = custom_rule_formula(rule, cell)
         if rule.optional:
             v["ignore_blank"] = True

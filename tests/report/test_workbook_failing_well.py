@@ -211,3 +211,69 @@ def test_an_injected_error_fails_an_integrity_check_after_an_edit(injected, name
     wb = openpyxl.load_workbook(injected[name], data_only=True)
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
     assert named_value(wb, "integrity_ok") is False, name
+
+
+# Edits of a key that spans another (econ.assumptions.CROSS_CHECKS): whether econ refuses each
+# (found by econ's own validation below) must be what the cell's data validation says.
+ACROSS_EDITS = [
+    ("horizon_short", {"horizon_months": 24}),
+    ("horizon_term", {"horizon_months": 30}),
+    ("term_long", {"contract_term_months": 61}),
+    ("term_horizon", {"contract_term_months": 60}),
+    ("pro_start_above_mau", {"market_pro_subscribers_start": 2e9}),
+    ("mau_below_pro", {"market_mau": 5e5}),
+    ("growth_below_churn", {"market_pro_growth_monthly": -0.2}),
+    ("churn_below_growth", {"conversion_pro_churn_monthly": 0.001, "market_pro_growth_monthly": -0.005}),
+    ("growth_fine", {"market_pro_growth_monthly": 0.01}),
+]  # fmt: skip
+
+
+def _validation_probe(values):
+    """Set the inputs, and write each edited cell's own data-validation formula into a spare
+    cell of its row (column Z), where LibreOffice evaluates it."""
+
+    def edit(wb):
+        undo = _set(**values)(wb)
+        probes = []
+        for k in values:
+            cell = named_cell(wb, k)
+            ws = cell.parent
+            rule = next(
+                dv for dv in ws.data_validations.dataValidation if cell.coordinate in dv.sqref
+            )
+            assert rule.type == "custom", k
+            probe = ws[f"Z{cell.row}"]
+            probe.value = "=" + rule.formula1
+            probes.append(probe)
+
+        def both():
+            for p in probes:
+                p.value = None
+            undo()
+
+        return both
+
+    return edit
+
+
+def test_an_edit_econ_refuses_across_two_keys_is_refused_by_data_validation(report, base, tmp_path):
+    """A horizon shorter than the term (and the other two-key rules) is refused as the user
+    types it: each cell's validation formula, evaluated by LibreOffice, is FALSE exactly where
+    econ refuses the edit."""
+    got = _variants(report, tmp_path, [(n, _validation_probe(v)) for n, v in ACROSS_EDITS])
+    refused = []
+    for name, values in ACROSS_EDITS:
+        keys = [(k.replace("_", ".", 1), v) for k, v in values.items()]
+        try:
+            headline(base.with_overrides(keys))
+            econ_ok = True
+        except AssumptionError:
+            econ_ok = False
+        wb = openpyxl.load_workbook(got[name], data_only=True)
+        cells = [named_cell(wb, k) for k in values]
+        ok = all(c.parent[f"Z{c.row}"].value is True for c in cells)
+        assert ok == econ_ok, name
+        refused += [name] if not ok else []
+    assert refused == [
+        n for n, _ in ACROSS_EDITS if n not in ("horizon_term", "term_horizon", "growth_fine")
+    ]
