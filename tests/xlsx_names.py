@@ -11,8 +11,16 @@ def named_cell(wb: openpyxl.Workbook, name: str):
     return wb[sheet.strip("'")][ref.replace("$", "")]
 
 
+BOOL_FORMAT = '"TRUE";"TRUE";"FALSE"'  # econ's TRUE/FALSE cells (printed so before a recalculation)
+
+
 def named_value(wb: openpyxl.Workbook, name: str):
-    return named_cell(wb, name).value
+    """The value as shown: a TRUE/FALSE cell that LibreOffice saved as 1/0 under econ's
+    TRUE/FALSE number format reads as a boolean (Excel saves the boolean itself)."""
+    c = named_cell(wb, name)
+    if c.number_format == BOOL_FORMAT and c.value in (0, 1) and not isinstance(c.value, bool):
+        return bool(c.value)
+    return c.value
 
 
 def row_texts(wb: openpyxl.Workbook, name: str) -> list:

@@ -72,13 +72,17 @@ def rows(r: Results) -> list[AnnualRow | str]:
     ]  # fmt: skip
 
 
+PER_YEAR = "constant_months_per_year"
+
+
 def _python(row: AnnualRow) -> list[float]:
-    """The year's sum, or the value at its last month within the horizon (0 past it)."""
+    """The year's sum (0 past the horizon), or the value at its last month within the horizon
+    (held past it, as the monthly sheets hold a running total)."""
     H = row.values.size
     v = pad_months(row.values)[1:]
     out = []
     for y in range(1, YEARS + 1):
-        if (y - 1) * 12 >= H:
+        if (y - 1) * 12 >= H and row.how == "sum":
             out.append(0.0)
         elif row.how == "sum":
             out.append(float(np.sum(v[(y - 1) * 12 : y * 12])))
@@ -92,7 +96,7 @@ def annual_sheet(book: Book, ws, a: Assumptions, r: Results) -> None:
     ws.write_string(
         0, 0, "Annual summary of the monthly chain (live; years of 12 months)", s("title")
     )
-    note = "Sums of each year's months, or the value at the year's last month within the horizon; 0 for years beyond the horizon."
+    note = "Sums of each year's months, or the value at the year's last month within the horizon; years beyond the horizon in grey (flows 0, values at a year's end held)."
     ws.write_string(1, 0, note, s("note"))
     ws.set_column(0, 0, 48)
     ws.set_column(1, 1, 11)
@@ -116,11 +120,18 @@ def annual_sheet(book: Book, ws, a: Assumptions, r: Results) -> None:
         for y, value in enumerate(_python(item), start=1):
             year = xl_rowcol_to_cell(HEADER, 1 + y, row_abs=True)
             if item.how == "sum":
-                f = f"SUMPRODUCT((ROUNDUP({months}/12,0)={year})*{span})"
+                f = f"SUMPRODUCT((ROUNDUP({months}/{PER_YEAR},0)={year})*{span})"
             else:
-                f = f"IF(({year}-1)*12>=horizon_months,0,INDEX({span0},MIN({year}*12,horizon_months)+1))"
+                f = f"INDEX({span0},MIN({year}*{PER_YEAR},horizon_months)+1)"
             write_formula(ws, row, 1 + y, "=" + f, value, s(item.fmt))
     book.cells["annual_print_end"] = row
+    # the years beyond the horizon in grey: flows 0 there, values at a year's end held
+    first = xl_rowcol_to_cell(HEADER, 2, row_abs=True)
+    ws.conditional_format(
+        HEADER + 1, 2, row, 1 + YEARS,
+        {"type": "formula", "criteria": f"=({first}-1)*{PER_YEAR}>=horizon_months",
+         "format": book.wb.add_format({"font_color": "#A6A6A6"})},
+    )  # fmt: skip
     ws.freeze_panes(HEADER + 1, 2)
     _ = absolute
 

@@ -442,9 +442,17 @@ def _inventory(book: Book, ws, row: int) -> None:
         f"the served model of the run (Capacity) ({len(book.rerun_inputs)})"
     )
     ws.write_string(row, 0, title, s("section"))
+    ws.write_string(row, 2, "changed since the run", s("h"))
+    run_of = dict(book.inputs)  # an input's cell -> its copy on the Run sheets
+    where = {key: f"'{w.name}'!{xl_rowcol_to_cell(r, c)}" for w, r, c, key, *_ in book.input_cells}
+    first = row + 1
     for key in book.rerun_inputs:
         row += 1
         ws.write_string(row, 0, key, s("g", "rerun"))
+        write_formula(ws, row, 2, f"={where[key]}<>{run_of[where[key]]}", False, s("bool"))
+    changed = f"OR(C{first + 1}:C{row + 1})" if book.rerun_inputs else "FALSE"
+    write_formula(ws, first - 1, 3, "=" + changed, False, s("bool"))
+    book.name("rerun_inputs_changed", f"'Checks'!$D${first}")
     row += 2
     title = f"Values of the econ run the live sheets take as given (Capacity, purple; {len(book.marked)})"
     ws.write_string(row, 0, title, s("section"))

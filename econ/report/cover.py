@@ -45,6 +45,11 @@ IRR_ABOVE = (
 NO_MIRR = "no MIRR (no money out or no money in)"
 CANNOT = "The live model cannot compute the choices made: "
 STALE = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; rerun econ","current")'
+# the live answer, half-updated once an input it follows only after a rerun has changed
+RERUN_STALE = (
+    '=IF(rerun_inputs_changed,"STALE: a purple input (rerun econ) changed; the answer follows '
+    'it after a rerun","live")'
+)
 
 
 def Part(name: str, label: str, unit: str, fmt: str, formula: str, value: Any,  # noqa: N802
@@ -347,7 +352,9 @@ GUIDE = (
     ("Input (blue on yellow)",
      "drives the live model: edit it and every live sheet recalculates (Excel, LibreOffice)."),
     ("econ input (purple on grey)",
-     "econ uses it, the live sheets do not: rerun econ after changing it."),
+     "the answer follows it only after a rerun of econ: no live formula reads it, or it moves "
+     "the served model of the run; rows that read it directly (the buy case, Capacity's "
+     "physics) recompute at once, and the answer's title then says STALE."),
     ("Snapshot (a green banner says so)",
      "values of the econ run: the capacity tables, the analysis sheets; stale once an input changed."),
     ("Assumptions",
@@ -357,8 +364,8 @@ GUIDE = (
      "(purple); every platform as a snapshot."),
     ("Market", "the API logit, the no-deal world and the value of an average MW of each use, live."),
     ("Costs, Revenue, Payback",
-     "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; the first "
-     "year prints."),
+     "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; months "
+     "0-9 print (every month prints by year on Annual)."),
     ("Annual", "the monthly chain summed by year, live: the printed overview of every month."),
     ("Tornado, Grid, Monte Carlo, Sobol, Break-even",
      "which assumptions decide the answer, how likely payback is, what is worth knowing before signing."),
@@ -393,6 +400,8 @@ def _sentences(book: Book, ws, said: list[Sentence], row: int) -> int:
     banner (beside their title, within the printed columns); returns the last row."""
     s = book.styles
     ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
+    write_formula(ws, row, 1, RERUN_STALE, "live", s("banner"))
+    book.name("cover_live", f"'Cover'!$B${row + 1}")
     for d in (d for d in said if not d.stale):
         row += 1
         ws.write_string(row, 0, d.label, s("label", valign="top"))

@@ -377,7 +377,8 @@ def fit_row(ws, row: int, *texts: tuple[str, float]) -> None:
 
 LEGEND = (
     "Blue on yellow: an input the live sheets use (edit it and the workbook recalculates). "
-    "Purple on grey: an econ input the sheets do not use: rerun econ after changing. Each "
+    "Purple on grey: the answer follows it only after a rerun of econ (no live formula reads "
+    "it, or it moves the served model of the run; see Checks). Each "
     "input has a defined name, its key with dots as underscores (contract_value_usd)."
 )
 

@@ -8,6 +8,7 @@ import re
 
 from xlsxwriter.worksheet import CellFormulaTuple
 
+from econ.report.labels import label
 from econ.report.xl import Book, excel_name
 
 LIVE_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback")
@@ -31,15 +32,27 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def names_in_formulas(book: Book) -> set[str]:
     """Every identifier in a formula of the live calculation sheets."""
-    out: set[str] = set()
+    return set().union(*names_by_sheet(book).values())
+
+
+def names_by_sheet(book: Book) -> dict[str, set[str]]:
+    """The identifiers in the formulas of each live calculation sheet."""
+    out: dict[str, set[str]] = {}
     for ws in book.wb.worksheets():
         if ws.name not in LIVE_SHEETS:
             continue
+        names = out.setdefault(ws.name, set())
         for cells in ws.table.values():
             for cell in cells.values():
                 if isinstance(cell, CellFormulaTuple):
-                    out.update(NAME.findall(cell.formula))
+                    names.update(NAME.findall(cell.formula))
     return out
+
+
+# Inputs of rows off the answer: an agent's task time (Capacity) reads them and no row of
+# the money does (econ's model does not read them either: the Break-even sheet lists them as
+# not moving the NPV); each label says where the input goes.
+SIDE = re.compile(r"^agent\.")
 
 
 def is_live(key: str, used: set[str]) -> bool:
@@ -52,10 +65,16 @@ def is_live(key: str, used: set[str]) -> bool:
 def mark_inputs(book: Book) -> None:
     """Restyle the inputs no live formula reads, and those that move the served model of the
     run, as "rerun econ", and list them (Checks)."""
-    used = names_in_formulas(book)
+    by_sheet = names_by_sheet(book)
+    used = set().union(*by_sheet.values())
     s = book.styles
     for ws, row, col, key, value, fmt in book.input_cells:
         if is_live(key, used) and not moves_served_model(key):
+            if ws.name == "Assumptions" and SIDE.match(key):
+                read_by = [sh for sh, names in by_sheet.items() if is_live(key, names)]
+                book.side_inputs.append((key, read_by))
+                text = f"{label(key)} ({', '.join(read_by)} only: not the answer)"
+                ws.write_string(row, 0, text, s("label"))
             continue
         book.rerun_inputs.append(key)
         if value is None:

@@ -101,6 +101,9 @@ EDITS = {
     "horizon_84": {"horizon.months": 84},
     "horizon_120": {"horizon.months": 120},
     "rerun_only": {"model.bytes_per_param": 0.5},  # moves only econ's served model: a rerun
+    "platform": {
+        "contract.platform": "b300"
+    },  # the buy case follows at once, the NPV after a rerun
 }
 
 
@@ -162,6 +165,14 @@ def test_every_cover_sentence_is_live_or_under_the_stale_banner(report, edited):
         live = isinstance(b.value, str) and b.value.startswith("=")
         assert live or b.row > stale_row, (b.coordinate, b.value)
     assert named_value(base, "cover_stale").startswith("=IF(inputs_changed_since_run")
+    # the live answer's title says when a purple input changed: the answer is then half-updated
+    # (the buy case follows a new platform at once, the NPV only after a rerun)
+    for name in ("rerun_only", "platform"):
+        assert named_value(edited[name], "rerun_inputs_changed") is True, name
+        assert named_value(edited[name], "cover_live").startswith("STALE"), name
+    assert named_value(edited["horizon_84"], "rerun_inputs_changed") is False  # a blue input
+    assert named_value(edited["horizon_84"], "cover_live") == "live"
+    assert named_value(edited["platform"], "integrity_ok") is True
 
 
 @needs_soffice
@@ -177,3 +188,23 @@ def test_the_cover_says_the_rate_as_typed_and_one_month(report, tmp_path):
     assert named_value(out, "cover_worth").startswith("NPV at 12.5%: ")
     assert named_value(out, "cover_term_words") == "1 month"
     assert "1 months" not in " ".join(str(c.value) for c in out["Cover"]["B"])
+
+
+def test_inputs_off_the_answer_say_where_they_go(report, base):
+    """An input that is live but cannot move the answer (an agent's task time on Capacity)
+    says so in its printed label; econ's model does not read it."""
+    from econ.model import evaluate
+
+    ws = openpyxl.load_workbook(report)["Assumptions"]
+    side = {
+        r[1].value
+        for r in ws.iter_rows()
+        if isinstance(r[0].value, str) and r[0].value.endswith("(Capacity only: not the answer)")
+    }
+    assert side == {
+        "agent.calls",
+        "agent.output_tokens_per_call",
+        "agent.ttft_s",
+        "agent.p99_multiplier",
+    }
+    assert not side & set(evaluate(base, detail=False).inputs_read)
