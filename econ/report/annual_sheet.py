@@ -145,7 +145,7 @@ CONTENTS = (
     ("Costs", "the rent, and buying the same capacity instead (monthly)"),
     ("Revenue", "capacity, demand, the API, MW by use, the Pro stocks, the GPU fleet (monthly)"),
     ("Payback", "cash, NPV with the Pro tail, IRR, payback, the bridge to the NPV (monthly)"),
-    ("Annual", "the monthly chain summed by year: the printed overview of every month"),
+    ("Annual", "the monthly chain summed by year and the payback curve: every month printed"),
     ("Tornado", "which assumptions move the NPV most (snapshot of the run)"),
     ("Grid", "NPV over two inputs at a time (snapshot)"),
     ("Monte Carlo", "how likely payback is, the NPV's spread, the value of information (snapshot)"),

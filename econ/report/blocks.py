@@ -349,8 +349,8 @@ def _beside(sheet: Sheet, block: Charts) -> int:
 
 def _table(book: Book, ws, t: Table, top: int, last_col: int, widths) -> None:
     s = book.styles
-    for j, c in enumerate(t.cols):
-        ws.write_string(top, j, c.head, s("h"))
+    for j, c in enumerate(t.cols):  # a number's header over it, to the right
+        ws.write_string(top, j, c.head, s("h", align="left" if c.fmt == "text" else "right"))
     lines = max(
         _lines(c.head, widths[j : j + 1] or (DEFAULT_WIDTH,), 0) for j, c in enumerate(t.cols)
     )

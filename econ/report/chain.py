@@ -129,9 +129,9 @@ def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
             ramp_v, opening=ramp),
         Row("tranche_next", "Share online next month in tranches (0: no tranches)", "share",
             "pct", tranche, tranche_v, opening=tranche),
-        Row("online_next", "Share of the contracted MW online next month (in the term)",
+        Row("online_next", "Share of the MW online next month (in the term)",
             "share", "pct", NEXT, online_next, opening=NEXT),
-        Row("capex_share", "Share of the capex spent at the month's end (next month's MW)",
+        Row("capex_share", "Capex share spent at the month's end",
             "share", "pct", CAPEX_SHARE, share, opening=CAPEX_SHARE),
         Row("capex", "Capex spent at the month's end", "USD", "usd_m", CAPEX, capex,
             opening=CAPEX),
@@ -237,17 +237,17 @@ def rent_vs_buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
                f"/constant_months_per_year*buy_term_discount_months-{hw_life}*buy_resale_share*{D_TERM})",
                rb["buy_npv_per_usd_of_price"]),
         Result("breakeven_system_price_usd",
-               "System price at which buying equals renting (blank: none)", "USD", "usd",
+               "Break-even system price (blank: none)", "USD", "usd",
                f'IF(AND(buy_npv_per_usd_of_price>0,{be}>0),{be},"")',
                blank(rb["breakeven_system_price_usd"]), match="Break-even system price [USD]"),
         Result("lessor_yield_annual",
-               "The lessor's yield: IRR() from the root the solver below the print area brackets (blank: none)",
+               "The lessor's yield, IRR (blank: none)",
                "1/yr", "pct",
                'IF(lessor_irr_root="","",(1+IRR([owner:0],EXP(lessor_irr_root)-1))^constant_months_per_year-1)',
                "" if trace.interval is None else float(np.expm1(12 * trace.y)),
                match="Lessor's yield [1/yr]"),
         Solver("lessor_irr_root", "The lessor's cash", "[owner:0]", 1, trace),
-        Result("rent_and_price_consistent", "Rent and hardware price consistent (yield >= 0)",
+        Result("rent_and_price_consistent", "Finding: the rent covers buying the systems (yield >= 0)",
                "TRUE/FALSE", "bool", "AND(ISNUMBER(lessor_yield_annual),N(lessor_yield_annual)>=0)",
                bool(rb["rent_and_price_consistent"])),
     ]
@@ -302,7 +302,7 @@ def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("dlast_neg", "... of cumulative discounted cash", "month", "num",
             last_neg.format(cum="dcum", name="dlast_neg"),
             held(P["last_negative_month_discounted"]), opening="0"),
-        Row("irr_flows", "Flows for the IRR: CF_t, with the terminal value at the horizon", "USD",
+        Row("irr_flows", "IRR flows: CF_t, terminal value at H", "USD",
             "usd_m", f"[cf]+IF({{m}}={H},finance_terminal_value*N(terminal_value_usd),0)",
             row0(P["irr_flows"]), opening="0"),  # MIRR's first value: nothing at month 0
     ]
@@ -410,20 +410,17 @@ def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
     return [
         *sign_changes("irr", "IRR flows", f_, flows0),
         *sign_changes("irr_cum", "Their running sum", k_, cum),
-        Result("irr_criterion", "IRR criterion: 1 a unique rate of return (the flows, or their "
-               "running sum, change sign once, from out to in); 0 no meaningful IRR; -1 the flows "
-               "never change sign", "-", "num",
+        Result("irr_criterion", "IRR criterion (1 unique, 0 none meaningful, -1 no sign change)", "-", "num",
                f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,'
                "IF(OR(irr_changes_once,irr_cum_changes_once),1,0))",
                float(criterion)),
-        Result("irr_annual", "IRR, annualised (blank: none or not meaningful; solver below)",
+        Result("irr_annual", "IRR, annualised (blank: none or not meaningful)",
                "1/yr", "pct",
                'IF(OR(irr_root="",irr_criterion<>1),"",(1+IRR([irr_flows:],EXP(irr_root)-1))'
                "^constant_months_per_year-1)",
                "" if trace.interval is None or criterion != 1 else float(np.expm1(12 * trace.y)),
                match="IRR [1/yr]"),
-        Result("mirr_annual", "MIRR, annualised: MIRR of 0 and the flows for the IRR at the "
-               "monthly discount rate (blank: no money out or no money in)", "1/yr", "pct",
+        Result("mirr_annual", "MIRR, annualised, at the discount rate (blank: none)", "1/yr", "pct",
                "IFERROR((1+MIRR([irr_flows@0]:[irr_flows@horizon_months],monthly_rate,"
                'monthly_rate))^constant_months_per_year-1,"")',
                "" if not np.isfinite(mirr0) else float(np.expm1(12 * np.log1p(mirr0))),

@@ -436,10 +436,17 @@ def _frontier_check(book: Book, what: str) -> str:
 def _inventory(book: Book, ws, row: int) -> None:
     """What is live and what needs a rerun of econ (derived from the formulas written)."""
     s = book.styles
+    n = len(book.rerun_inputs)
+    ws.write_string(
+        row, 0, f"Inputs marked 'rerun econ' ({n}, listed below on screen): one changed", s("label")
+    )
+    ws.write_string(row, 1, "TRUE/FALSE", s("unit"))
+    write_formula(ws, row, 2, "=rerun_inputs_changed", False, s("bool"))
     book.cells["checks_print_end"] = row  # the lists below are for the screen
+    row += 2
     title = (
         "Inputs the money follows only after a rerun of econ: read by no live formula, or moving "
-        f"the served model of the run (Capacity) ({len(book.rerun_inputs)})"
+        f"the served model of the run (Capacity) ({n})"
     )
     ws.write_string(row, 0, title, s("section"))
     ws.write_string(row, 2, "changed since the run", s("h"))

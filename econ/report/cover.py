@@ -82,6 +82,19 @@ def rate_decimals(rate: float) -> int:
     return 1 if round(rate * 1000, 6) == round(rate * 1000) else 2
 
 
+# API tokens turned away, in trillions or (below one) billions
+LOST = (
+    "IF(cap_api_tokens_lost>=constant_tokens_per_trillion,TEXT(cap_api_tokens_lost/"
+    'constant_tokens_per_trillion,"0.0")&"T",TEXT(cap_api_tokens_lost*1000/'
+    'constant_tokens_per_trillion,"0.0")&"B")'
+)
+
+
+def _pct(x: float) -> str:
+    """A share as a whole percentage; a use that has some MW but under half a per cent: <1%."""
+    return "<1%" if 0 < x < 0.005 else f"{x:.0%}"
+
+
 def plural(n: int | float, word: str) -> str:
     """'1 month', '36 months' (a spreadsheet's n & " months", with the singular for 1)."""
     return f"{n:g} {word}" if n == 1 else f"{n:g} {word}s"
@@ -182,11 +195,19 @@ def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
              "TRUE/FALSE", "bool",
              "OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,"
              "cap_adoption_capped_months>0)", v["capped"]),
+        Part("capped_amount", "API tokens turned away, in T (B below one T)", "text", "text",
+             LOST, v["capped_amount"]),
+        Part("capped_tokens", "API tokens turned away (blank: none)", "text", "text",
+             'IF(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,'
+             'cover_capped_amount&" API tokens turned away","")', v["capped_tokens"]),
+        Part("capped_adoption", "Adoption held by capacity (blank: never)", "text", "text",
+             'IF(cap_adoption_capped_months>0,"ultrafast adoption held below its share in "'
+             '&cover_capped_months,"")', v["capped_adoption"]),
         Part("capped_words", "What capacity holds back (blank: capacity does not limit)", "text",
              "text",
-             'IF(cover_capped,"Capacity, not demand, limits revenue: "&TEXT(cap_api_tokens_lost/'
-             'constant_tokens_per_trillion,"0.0")&"T API tokens turned away; ultrafast adoption '
-             'held below its share in "&cover_capped_months&".","")', v["capped_words"]),
+             'IF(cover_capped,"Capacity, not demand, limits revenue: "&cover_capped_tokens&IF(AND('
+             'cover_capped_tokens<>"",cover_capped_adoption<>""),"; ","")&cover_capped_adoption'
+             '&".","")', v["capped_words"]),
         Part("capped_months", "Months the capacity holds adoption below its share", "text",
              "text",
              'cap_adoption_capped_months&IF(cap_adoption_capped_months=1," month"," months")',
@@ -195,7 +216,8 @@ def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
              "TRUE/FALSE", "bool", f"AND({COMPUTABLE},NOT(cover_capped))", not v["capped"],
              guard=False),
         *[Part(f"share_{k}", f"Share of the term's MW-months: {label}", "text", "text",
-               f'TEXT(cap_mw_months_{k}/cap_mw_months_total,"0%")', f"{share:.0%}")
+               f'IF(AND(cap_mw_months_{k}>0,cap_mw_months_{k}<0.005*cap_mw_months_total),"<1%",'
+               f'TEXT(cap_mw_months_{k}/cap_mw_months_total,"0%"))', _pct(share))
           for (k, label), share in zip(USES, v["shares"], strict=True)],
         Part("uses_words", "The MW by use, first part (blank: capacity limits)", "text", "text",
              'IF(cover_uses_shown,"The contract\'s MW over the term (average MW-months, '
@@ -254,16 +276,21 @@ def _values(h: dict[str, Any]) -> dict[str, Any]:
     v["mirr_words"] = NO_MIRR if mirr is None else f"MIRR {mirr:.1%} a year (at the discount rate)"
     lost, n = lim["api_tokens_lost"], lim["adoption_capped_months"]
     v["capped"] = bool(lost > CHECK_RTOL * tot["api_tokens_wanted"] or n > 0)
-    v["capped_words"] = (
-        f"Capacity, not demand, limits revenue: {lost / 1e12:.1f}T API tokens turned away; "
-        f"ultrafast adoption held below its share in {plural(n, 'month')}."
-        if v["capped"]
+    v["capped_amount"] = f"{lost / 1e12:.1f}T" if lost >= 1e12 else f"{lost / 1e9:.1f}B"
+    v["capped_tokens"] = (
+        f"{v['capped_amount']} API tokens turned away"
+        if lost > CHECK_RTOL * tot["api_tokens_wanted"]
         else ""
     )
+    v["capped_adoption"] = (
+        f"ultrafast adoption held below its share in {plural(n, 'month')}" if n > 0 else ""
+    )
+    held = "; ".join(x for x in (v["capped_tokens"], v["capped_adoption"]) if x)
+    v["capped_words"] = f"Capacity, not demand, limits revenue: {held}." if v["capped"] else ""
     mwm = [tot[f"mw_months_{k}"] for k, _ in USES]
     total = max(1.0, sum(mwm))
     v["shares"] = [x / total for x in mwm]
-    pct = [f"{x:.0%}" for x in v["shares"]]
+    pct = [_pct(x) for x in v["shares"]]
     v["utilised"] = f"{tot['term_average_utilization']:.0%}"
     shown = not v["capped"]
     v["uses_words"] = (
@@ -366,7 +393,7 @@ GUIDE = (
     ("Costs, Revenue, Payback",
      "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; months "
      "0-9 print (every month prints by year on Annual)."),
-    ("Annual", "the monthly chain summed by year, live: the printed overview of every month."),
+    ("Annual", "the monthly chain summed by year, live, and the payback curve of every month."),
     ("Tornado, Grid, Monte Carlo, Sobol, Break-even",
      "which assumptions decide the answer, how likely payback is, what is worth knowing before signing."),
     ("Checks",

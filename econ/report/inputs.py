@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
@@ -21,6 +22,7 @@ from econ.constants import (
     TOKENS_PER_MILLION,
 )
 from econ.payback import IRR_GRID
+from econ.report.inventory import SIDE, SIDE_NOTE
 from econ.report.labels import COLUMN_LABELS, label
 from econ.report.workbook import write_cell
 from econ.report.xl import (
@@ -128,10 +130,19 @@ def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
 
 
 def _input(
-    book: Book, ws, run_ws, row: int, col: int, key: str, a: Assumptions, choices: str | None = None
+    book: Book,
+    ws,
+    run_ws,
+    row: int,
+    col: int,
+    key: str,
+    a: Assumptions,
+    choices: str | None = None,
+    widest: float | None = None,
 ) -> str:
     """One input cell: its value (blank where the data leave it blank), input style, the
-    defined name of its key, data validation with the unit, and its copy on Run."""
+    defined name of its key, data validation with the unit, and its copy on Run. ``widest``:
+    the largest value of its table column, whose number format the column shares."""
     s = book.styles
     rule = rule_for(key)
     value = a.values.get(key)
@@ -140,10 +151,12 @@ def _input(
         "text"
         if isinstance(value, str)
         else format_for_input(
-            unit, rule.kind if rule else "number", None if value is None else float(value)
+            unit,
+            rule.kind if rule else "number",
+            widest if widest is not None else None if value is None else float(value),
         )
     )
-    write_cell(ws, row, col, value, s(fmt, "input"))
+    write_cell(ws, row, col, value, s(fmt, "input", valign="top"))
     book.input_cells.append((ws, row, col, key, value, fmt))
     cell = xl_rowcol_to_cell(row, col)
     book.name(excel_name(key), absolute(ws.name, row, col))
@@ -225,14 +238,16 @@ def _scalar_inputs(book: Book, ws, run_ws, a: Assumptions, header: int) -> str:
     for key in SCALARS:
         row += 1
         e = a.entries[key] if key in a.entries else a.blanks[key]
-        ws.write_string(row, 0, label(key), s("label"))
-        ws.write_string(row, 1, key, s("key"))
+        ws.write_string(row, 0, label(key), s("label", text_wrap=True, valign="top"))
+        ws.write_string(row, 1, key, s("key", valign="top"))
         choices = "=hardware_ids" if key in ("contract.platform", "capacity.gpu_platform") else None
         cell = _input(book, ws, run_ws, row, VALUE_COL, key, a, choices)
-        ws.write_string(row, 3, e.unit, s("unit"))
+        ws.write_string(row, 3, e.unit, s("unit", text_wrap=True, valign="top"))
         write_cell(ws, row, 4, e.source, s("wrap"))
         write_cell(ws, row, 5, e.note, s("wrap"))
-        fit_row(ws, row, (e.source, 56))
+        # as tall as the longest printed text (the label as relabelled off the answer too)
+        fit_row(ws, row, (e.source, 56), (label(key) + SIDE_NOTE * bool(SIDE.match(key)), 41),
+                (e.unit, 18))  # fmt: skip
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     return f"COUNTIF({xl_rowcol_to_cell(header + 1, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)"
 
@@ -276,8 +291,11 @@ def _convention_lists(book: Book, ws, row: int) -> None:
 
 
 SRC = 14  # Tables: source, note and changed at the same columns for every table
-TABLE_WIDTHS = ((0, 0, 16, None), (1, 13, 11, None), (14, 14, 60, "wrap"), (15, 15, 40, "wrap"),
+# the source and note on one line each, beyond the printed columns (a wrapped source would make
+# the printed rows as tall as its lines)
+TABLE_WIDTHS = ((0, 0, 16, None), (1, 13, 11, None), (14, 14, 110, None), (15, 15, 70, None),
                 (16, 16, 11, None))  # fmt: skip
+HEADER_CHARS = 9  # characters of a bold header on a line of a column 11 wide
 
 
 def tables_sheet(
@@ -293,6 +311,8 @@ def tables_sheet(
         ws.set_column(first, last, width, s(style) if style else None)
     row = 3
     for table in ("plans", "tiers", "hardware", "frontier", "models"):
+        if table == "frontier":  # the curves and the models they were measured on: page 2
+            ws.set_h_pagebreaks([row])
         top, row = _table(book, ws, run_ws, a, table, row)
         flags = f"{xl_rowcol_to_cell(top, SRC + 2)}:{xl_rowcol_to_cell(row, SRC + 2)}"
         changed.append(f"COUNTIF('{TABLES_SHEET}'!{flags},TRUE)")
@@ -329,11 +349,24 @@ def _table(book: Book, ws, run_ws, a: Assumptions, table: str, row: int) -> tupl
     header = [table.rstrip("s").capitalize() if table != "hardware" else "Platform"]
     header += [f"{COLUMN_LABELS.get(c, c)} [{spec.columns[c].unit}]" for c in cols]
     header += [""] * (SRC - len(header)) + ["Source", "Note", "Changed since the run"]
-    row = _header(book, ws, row + 1, header, height=42)
+    lines = max(len(textwrap.wrap(h, HEADER_CHARS)) for h in header[1:SRC])
+    row = _header(book, ws, row + 1, header, height=15 * lines + 3)
     top = row + 1
+    widest = {  # one number format per column, from its widest value
+        c: max(
+            (
+                abs(v)
+                for i in ids
+                if isinstance(v := a.values.get(f"{table}.{i}.{c}"), float | int)
+                and not isinstance(v, bool)
+            ),
+            default=None,
+        )
+        for c in cols
+    }
     for rid in ids:
         row += 1
-        _table_row(book, ws, run_ws, a, table, rid, cols, row)
+        _table_row(book, ws, run_ws, a, table, rid, cols, row, widest)
     book.name(f"{table}_ids", column_range(TABLES_SHEET, 0, top, row))
     for j, c in enumerate(cols, start=1):
         book.name(f"{table}_{c}", column_range(TABLES_SHEET, j, top, row))
@@ -341,7 +374,9 @@ def _table(book: Book, ws, run_ws, a: Assumptions, table: str, row: int) -> tupl
     return top, row
 
 
-def _table_row(book: Book, ws, run_ws, a, table: str, rid: str, cols: list[str], row: int) -> None:
+def _table_row(
+    book: Book, ws, run_ws, a, table: str, rid: str, cols: list[str], row: int, widest: dict
+) -> None:
     """One id of a table: its inputs, source, note and whether any input changed since the run
     (the row against its copy on Run tables, where a note such as "the rest" is copied too)."""
     s = book.styles
@@ -357,11 +392,10 @@ def _table_row(book: Book, ws, run_ws, a, table: str, rid: str, cols: list[str],
             _blank_input(book, ws, run_ws, row, j, key, spec.columns[c])
         else:
             choices = "=hardware_ids" if c == "platform" else None
-            _input(book, ws, run_ws, row, j, key, a, choices)
+            _input(book, ws, run_ws, row, j, key, a, choices, widest[c])
     e = a.entries[f"{table}.{rid}.{cols[0]}"]
-    write_cell(ws, row, SRC, e.source, s("wrap"))
-    write_cell(ws, row, SRC + 1, e.note, s("wrap"))
-    fit_row(ws, row, (e.source, 60), (e.note, 40))
+    write_cell(ws, row, SRC, e.source, s("label"))
+    write_cell(ws, row, SRC + 1, e.note, s("note"))
     span = f"{xl_rowcol_to_cell(row, 1)}:{xl_rowcol_to_cell(row, len(cols))}"
     diff = f"SUMPRODUCT(--({span}<>'{run_ws.name}'!{span}))>0"
     ws.write_formula(row, SRC + 2, "=" + diff, s("bool"), False)
@@ -376,10 +410,8 @@ def fit_row(ws, row: int, *texts: tuple[str, float]) -> None:
 
 
 LEGEND = (
-    "Blue on yellow: an input the live sheets use (edit it and the workbook recalculates). "
-    "Purple on grey: the answer follows it only after a rerun of econ (no live formula reads "
-    "it, or it moves the served model of the run; see Checks). Each "
-    "input has a defined name, its key with dots as underscores (contract_value_usd)."
+    "Blue on yellow: an input the live sheets use. Purple on grey: the answer follows it only "
+    "after a rerun of econ (see Checks). Names: the key with dots as underscores."
 )
 
 

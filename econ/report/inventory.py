@@ -53,6 +53,7 @@ def names_by_sheet(book: Book) -> dict[str, set[str]]:
 # the money does (econ's model does not read them either: the Break-even sheet lists them as
 # not moving the NPV); each label says where the input goes.
 SIDE = re.compile(r"^agent\.")
+SIDE_NOTE = " (Capacity only: not the answer)"
 
 
 def is_live(key: str, used: set[str]) -> bool:
@@ -73,13 +74,15 @@ def mark_inputs(book: Book) -> None:
             if ws.name == "Assumptions" and SIDE.match(key):
                 read_by = [sh for sh, names in by_sheet.items() if is_live(key, names)]
                 book.side_inputs.append((key, read_by))
-                text = f"{label(key)} ({', '.join(read_by)} only: not the answer)"
-                ws.write_string(row, 0, text, s("label"))
+                assert read_by == ["Capacity"], (key, read_by)  # SIDE_NOTE says so
+                ws.write_string(
+                    row, 0, label(key) + SIDE_NOTE, s("label", text_wrap=True, valign="top")
+                )
             continue
         book.rerun_inputs.append(key)
         if value is None:
-            ws.write_blank(row, col, None, s("g", "rerun"))
+            ws.write_blank(row, col, None, s("g", "rerun", valign="top"))
         elif isinstance(value, str):
-            ws.write_string(row, col, value, s("text", "rerun"))
+            ws.write_string(row, col, value, s("text", "rerun", valign="top"))
         else:
-            ws.write_number(row, col, float(value), s(fmt, "rerun"))
+            ws.write_number(row, col, float(value), s(fmt, "rerun", valign="top"))

@@ -103,6 +103,16 @@ COLUMN_LABELS = {
     "model_params": "Measured on: parameters",
     "model_active_share": "Measured on: active share",
     "model_bytes_per_param": "Measured on: bytes a parameter",
+    # models.csv
+    "params": "Parameters",
+    "active_share": "Active share",
+    "bytes_per_param": "Bytes a parameter",
+    "layers": "Layers",
+    "d_model": "Width d",
+    "kv_bytes_per_token": "KV cache a token",
+    "context_tokens": "Context",
+    "prefill_tokens_per_output": "Prefill an output token",
+    "speculative_speedup": "Speculative speed-up",
 }
 
 

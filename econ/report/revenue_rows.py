@@ -52,7 +52,8 @@ def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("online", "Share of the contracted MW online", "share", "pct",
             f"[in_term]*IF({BOTH},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
         Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
-            opening="0"),
+            opening="0", check=Check("MW online against the contracted MW x the share online",
+                                     "contract_mw*SUM([online:])")),
         Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
             "[mw]*thr_ultrafast/served_ultrafast", row0(r.capacity_streams)),
     ]
@@ -148,7 +149,7 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
     bf = "[in_term]*capacity_backfill_tokens_per_month*[eff]*{share}/mkt_per_mw_b"
     return [
         Section("Each use's demand for the contract's MW (average MW) and its value"),
-        Row("all_adopt", "Average ultrafast streams if every eligible user adopted, A_t",
+        Row("all_adopt", "Ultrafast streams if all eligible adopted, A_t",
             "streams", "num",
             f"([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])/({SPW}*served_ultrafast)",
             row0(P["all_adopt_streams"]), gated=True),
@@ -160,9 +161,9 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("lift", "Plus cap-hit lift on ultrafast, SF_u - SF_std", "share", "pct",
             "[sf_plus_ultrafast]-[sf_plus_standard]", row0(_lift(r)), gated=True),
         Row("rho_s", "Value of an average MW of subscriber streams, rho_s", "USD/MW-month",
-            "usd", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
+            "usd_m", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
             row0(_rho_s(r)), gated=True),
-        Row("bp_cap", "Average MW peak-shaped backfill wants (the standard traffic), Y_p", "MW",
+        Row("bp_cap", "Average MW of peak-shaped backfill, Y_p", "MW",
             "num1", f"IF(mkt_per_mw_b>0,{bf.format(share='1')},0)",
             row0(P["backfill_peak_cap"]), gated=True),
         Row("bf_cap", "Average MW flexible backfill wants, Y_f", "MW", "num1",
@@ -226,7 +227,7 @@ def use_rows(a: Assumptions, r: Results) -> list[Declaration]:
             "IF(mkt_rho_flexible>0,MIN([bf_cap],MAX([mw]-([got0]+[got1]+[got2]),0)),0)",
             row0(r.mw_backfill_flexible)),
         Row("mw_idle", "Idle", "MW", "num1", f"MAX([mw]-{used},0)", row0(r.mw_idle)),
-        Row("util", "Average utilisation of the contract (0 with no MW online)", "share",
+        Row("util", "Utilisation of the contract (0: no MW online)", "share",
             "pct", f"IF([mw]>0,{used}/[mw],0)", util),
     ]
 
@@ -249,13 +250,13 @@ def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"[pro-1]*(1-{churn})-(1-[in_term])*conversion_extra_churn_after_term_monthly"
             f"*MAX([pro-1]-[pro0-1],0)+{conv.format(h='h')}",
             pad_months(r.pro[0], start), opening="market_pro_subscribers_start", gated=True),
-        Row("pro0", "Pro subscribers without the deal (calibrated no-deal path), P0_t", "users",
+        Row("pro0", "Pro subscribers without the deal, P0_t", "users",
             "num", f"[pro0-1]*(1-{churn})+{conv.format(h='h0')}",
             pad_months(r.pro_counterfactual[0], start), opening="market_pro_subscribers_start",
             gated=True),
         Row("dpro", "Incremental Pro subscribers, dP_t", "users", "num", "[pro]-[pro0]",
             row0(r.incremental_pro), opening="[pro]-[pro0]"),
-        Row("eligible", "Users eligible for the faster tiers, E_t = N_t + P_(t-1)", "users",
+        Row("eligible", "Eligible for faster tiers, E_t = N_t + P_(t-1)", "users",
             "num", "[pool]+[pro-1]", row0(r.eligible), gated=True),
         Row("pro_h", "Pro cap-hit share with the tier", "share", "pct",
             f"(1-{af}-[adoption])*[sf_pro_standard]+{af}*[sf_pro_fast]+[adoption]*[sf_pro_ultrafast]",
@@ -271,17 +272,15 @@ def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("sub", "Pro upgrades (Pro minus Plus price), sub_t", "USD", "usd_m",
             "[dpro]*(plans_pro_price_usd_month-plans_plus_price_usd_month)",
             row0(r.subscription_revenue),
-            check=Check("Pro upgrade revenue: its total against the incremental Pro subscribers "
-                        "times the price difference",
+            check=Check("Pro upgrade revenue against added Pro x the price step",
                         "SUM([dpro:])*(plans_pro_price_usd_month-plans_plus_price_usd_month)")),
         Row("api_served", "API tokens served, V*_t", "tokens/month", "tok_t",
             "[mw_api]*mkt_per_mw_u", row0(r.api_tokens_served)),
         Row("api_streams", "API peak streams, S_api,t", "streams", "num",
             f"[api_served]*{PTA}/(served_ultrafast*{SPM})", row0(r.api_streams_peak)),
-        Row("api", "Ultrafast API revenue less the revenue it takes from the lab's other tiers, api_t",
+        Row("api", "Net ultrafast API revenue, api_t",
             "USD", "usd_m", f"[api_served]*mkt_revenue_per_token/{PER_M}", row0(r.api_revenue),
-            check=Check("API revenue: its total against the API tokens served times the net "
-                        "revenue of a token", f"SUM([api_served:])*mkt_revenue_per_token/{PER_M}")),
+            check=Check("API revenue against tokens served x net revenue a token", f"SUM([api_served:])*mkt_revenue_per_token/{PER_M}")),
         Row("api_gpu", "GPU cost the diverted API tokens no longer take", "USD", "usd_m",
             f"[api_served]*mkt_gpu_avoided_per_token/{PER_M}", row0(P["api_gpu"])),
     ]

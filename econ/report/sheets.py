@@ -75,9 +75,9 @@ def build(
               f"${xl_col_to_name(FIRST_COL + MONTHS)}${header + 1}")  # fmt: skip
     annual_sheet(book, ws["Annual"], a, r)
     payback = timelines[2]
-    _payback_chart(book, ws["Payback"], payback, a)
-    book.cells["payback_chart"] = (payback.next + 2, payback.next + 24)
-    payback.next += 25
+    top = book.cells["annual_print_end"] + 3  # the curve of every month under the years
+    _payback_chart(book, ws["Annual"], payback, top)
+    book.cells["payback_chart"] = (top, top + 22)
     for tl in timelines:
         tl.next += 1
         for solver in tl.solvers:
@@ -116,9 +116,6 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
         q = f"'{tl.sheet}'!"  # the rows, then the results under them in the month-0 column
         last = xl_rowcol_to_cell(tl.results_end - 1, FIRST_COL + PRINTED_MONTHS, True, True)
         areas = [f"{q}$A$1:{last}"]
-        if tl.sheet == "Payback":
-            top, bottom = book.cells["payback_chart"]
-            areas.append(f"{q}$A${top + 1}:$I${bottom + 1}")
         print_setup(ws[tl.sheet], book, "fit")
         book.wb.define_name(f"{q}_xlnm.Print_Area", "=" + ",".join(areas))
         if tl.breaks:
@@ -130,7 +127,7 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
             "Assumptions": f"A1:E{book.cells['assumptions_print_end'] + 1}",
             "Tables": f"A1:N{book.cells['tables_print_end'] + 1}",
             "Capacity": f"A1:L{book.cells['capacity_live_end'] + 1}",
-            "Annual": f"A1:L{book.cells['annual_print_end'] + 1}",
+            "Annual": f"A1:L{book.cells['payback_chart'][1] + 1}",
             "Market": f"A1:C{book.cells['market_print_end'] + 1}",
             "Cover": f"A1:B{book.cells['cover_print_end'] + 1}",
             "Contents": f"A1:B{book.cells['contents_print_end'] + 1}",
@@ -143,7 +140,8 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
             sheet.repeat_columns(0)
 
 
-def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
+def _payback_chart(book: Book, ws, tl, at: int) -> None:
+    """The payback curve of the Payback sheet's rows, drawn at row ``at`` of ``ws`` (Annual)."""
     H = MONTHS  # every month the book allows: a horizon edit redraws the curve
     chart = book.wb.add_chart({"type": "line"})
     for name, label, color, dash in (
@@ -168,4 +166,4 @@ def _payback_chart(book: Book, ws, tl, a: Assumptions) -> None:
     chart.set_y_axis({"name": "USD", "num_format": '$#,##0.0,,,"B"'})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 900, "height": 380})
-    ws.insert_chart(tl.next + 2, 0, chart)
+    ws.insert_chart(at, 0, chart)

@@ -178,6 +178,7 @@ INJECTED = [
     ("rent_cell_hard_coded", _inject("row_costs_rent", range(3, 4), 0.0)),
     ("payback_rent_cell_hard_coded", _inject("row_payback_rent", range(3, 4), 0.0)),
     ("discounted_cash_cell_hard_coded", _inject("row_payback_dcf", range(9, 10), 0.0)),
+    ("mw_online_cell_hard_coded", _inject("row_revenue_mw", range(7, 8), 10.0)),
 ]
 
 
