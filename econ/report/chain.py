@@ -247,7 +247,7 @@ def rent_vs_buy_results(a: Assumptions, analysis: dict) -> list[Declaration]:
                "" if trace.interval is None else float(np.expm1(12 * trace.y)),
                match="Lessor's yield [1/yr]"),
         Solver("lessor_irr_root", "The lessor's cash", "[owner:0]", 1, trace),
-        Result("rent_and_price_consistent", "Finding: the rent covers buying the systems (yield >= 0)",
+        Result("rent_and_price_consistent", "Finding: rent covers buying (yield >= 0)",
                "TRUE/FALSE", "bool", "AND(ISNUMBER(lessor_yield_annual),N(lessor_yield_annual)>=0)",
                bool(rb["rent_and_price_consistent"])),
     ]
@@ -380,7 +380,7 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
                f"(SUMPRODUCT([inflow:],[d:])+{tv})/rent_npv_usd", head["profitability_index"],
                match="Profitability index"),
         Result("realised_cost_per_mtok_usd", "Realised cost per million tokens served",
-               "USD per 1M tokens", "usd2",
+               "USD/M tokens", "usd2",
                'IF(SUM([revenue.tokens_served:])>0,constant_tokens_per_million*SUM([rent:])'
                '/SUM([revenue.tokens_served:]),"")',
                head["realised_cost_per_mtok_usd"]),
@@ -410,7 +410,7 @@ def irr_results(a: Assumptions, r: Results) -> list[Declaration]:
     return [
         *sign_changes("irr", "IRR flows", f_, flows0),
         *sign_changes("irr_cum", "Their running sum", k_, cum),
-        Result("irr_criterion", "IRR criterion (1 unique, 0 none meaningful, -1 no sign change)", "-", "num",
+        Result("irr_criterion", "IRR criterion (1 unique, 0 none, -1 no sign change)", "-", "num",
                f'IF(OR(COUNTIF({f_},"<0")=0,COUNTIF({f_},">0")=0),-1,'
                "IF(OR(irr_changes_once,irr_cum_changes_once),1,0))",
                float(criterion)),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.worksheet import CellFormulaTuple
 
 from econ.assumptions import Assumptions
 from econ.report.rows import Row
@@ -131,7 +132,30 @@ def integrity(book: Book) -> list[Check | Route]:
               _result(book, "terminal_value_usd")),
         conventions(),
         *bounds(book),
+        *formulas_intact(book),
     ]  # fmt: skip
+
+
+FORMULA_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback", "Annual")
+
+
+def formulas_intact(book: Book) -> list[Route]:
+    """A value typed or pasted over any formula of a live sheet: each sheet's cells that hold
+    a formula (ISFORMULA over its used range, with the prefix Excel 2013's functions carry in
+    a file) against the number written."""
+    out = []
+    for ws in book.wb.worksheets():
+        if ws.name not in FORMULA_SHEETS:
+            continue
+        cells = [(r, c) for r, row in ws.table.items() for c, x in row.items()
+                 if isinstance(x, CellFormulaTuple)]  # fmt: skip
+        if not cells:
+            continue
+        last = xl_rowcol_to_cell(max(r for r, _ in cells), max(c for _, c in cells), True, True)
+        out.append(Route(f"Formulas intact ({ws.name}): cells holding one, against those written",
+                         f"SUMPRODUCT(--_xlfn.ISFORMULA('{ws.name}'!$A$1:{last}))", str(len(cells)),
+                         "cells", "num", float(len(cells))))  # fmt: skip
+    return out
 
 
 def _row_total(book: Book, d: Row) -> float:

@@ -193,8 +193,7 @@ def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
     return [
         Part("capped", "Capacity limits revenue (API tokens turned away or adoption held)",
              "TRUE/FALSE", "bool",
-             "OR(cap_api_tokens_lost>constant_check_tolerance*cap_api_tokens_wanted,"
-             "cap_adoption_capped_months>0)", v["capped"]),
+             'OR(cover_capped_tokens<>"",cover_capped_adoption<>"")', v["capped"]),
         Part("capped_amount", "API tokens turned away, in T (B below one T)", "text", "text",
              LOST, v["capped_amount"]),
         Part("capped_tokens", "API tokens turned away (blank: none)", "text", "text",

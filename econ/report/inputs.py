@@ -84,7 +84,7 @@ CONVENTIONS = (
         "constant.irr_meaningful_max",
         IRR_MEANINGFUL_MAX,
         "1/yr",
-        "an IRR above this is shown as 'above 1,000% a year', not as a rate",
+        "a higher IRR reads 'above 1,000% a year', not a rate",
     ),
     (
         "constant.match_tolerance",

@@ -179,6 +179,8 @@ INJECTED = [
     ("payback_rent_cell_hard_coded", _inject("row_payback_rent", range(3, 4), 0.0)),
     ("discounted_cash_cell_hard_coded", _inject("row_payback_dcf", range(9, 10), 0.0)),
     ("mw_online_cell_hard_coded", _inject("row_revenue_mw", range(7, 8), 10.0)),
+    ("market_scalar_hard_coded", _inject("ultrafast_adoption_wanted", value=0.5)),
+    ("capacity_result_hard_coded", _inject("gpu_cost_standard", value=0.01)),
 ]
 
 
