@@ -14,7 +14,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from econ.assumptions import Assumptions
 from econ.model import Results
 from econ.report.workbook import write_formula
-from econ.report.xl import MONTHS, Book, absolute, pad_months
+from econ.report.xl import MONTHS, STYLE_GUIDE, Book, absolute, pad_months
 
 SHEET = "Annual"
 YEARS = MONTHS // 12
@@ -170,4 +170,13 @@ def contents_sheet(book: Book, ws, names: list[str]) -> None:
         write_formula(ws, row, 0, f'=HYPERLINK("#\'{name}\'!A1","{name}")', name, s("bold"))
         ws.write_string(row, 1, what, s("label"))
         row += 1
+    row += 1
+    ws.write_string(row, 0, "The colours", s("section"))
+    styles = (("g", "input"), ("g", "rerun"), ("banner",))
+    for (name, what), style in zip(STYLE_GUIDE, styles, strict=True):
+        row += 1
+        ws.write_string(row, 0, name.split(" (")[0], s(*style, valign="top"))
+        text = f"{name.split(' (')[1].rstrip(')')}: {what}"
+        ws.write_string(row, 1, text, s("wrap"))
+        ws.set_row(row, 15 * -(-len(text) // 125))  # as tall as its lines (125 a line)
     book.cells["contents_print_end"] = row

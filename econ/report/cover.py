@@ -23,7 +23,7 @@ from econ.payback import NO_IRR, NO_SIGN_CHANGE
 from econ.report.rows import Result
 from econ.report.summary import IRR_UNDEFINED, physics_sentence
 from econ.report.workbook import QUESTION, write_cell, write_formula
-from econ.report.xl import Book
+from econ.report.xl import STYLE_GUIDE, Book
 
 COMPUTABLE = "model_computable"
 SENTENCE_WIDTH = 110  # characters of column B: a sentence's row is as tall as its lines
@@ -375,14 +375,7 @@ HEADLINE = (
 RUN_FLAGS = {"inputs_changed_since_run": False, "integrity_ok": True, "matches_run": True}
 
 GUIDE = (
-    ("Input (blue on yellow)",
-     "drives the live model: edit it and every live sheet recalculates (Excel, LibreOffice)."),
-    ("econ input (purple on grey)",
-     "the answer follows it only after a rerun of econ: no live formula reads it, or it moves "
-     "the served model of the run; rows that read it directly (the buy case, Capacity's "
-     "physics) recompute at once, and the answer's title then says STALE."),
-    ("Snapshot (a green banner says so)",
-     "values of the econ run: the capacity tables, the analysis sheets; stale once an input changed."),
+    *STYLE_GUIDE,
     ("Assumptions",
      "every input with its unit, source and defined name (its key, dots as underscores)."),
     ("Capacity",
@@ -503,7 +496,7 @@ def _guide(book: Book, ws, row: int) -> int:
         ws.write_string(row, 1, v, s("wrap"))
     ws.write_string(row + 2, 0, "Legend", s("bold"))
     ws.write_string(row + 3, 0, "an input", s("g", "input"))
-    ws.write_string(row + 4, 0, "an econ input: rerun econ after changing", s("g", "rerun"))
+    ws.write_string(row + 4, 0, "the answer follows it after a rerun of econ", s("g", "rerun"))
     return row + 4
 
 

@@ -357,6 +357,19 @@ def _cached(x: Any) -> Any:
     return x
 
 
+# what the cell styles say, on the Cover's guide and printed on the Contents page
+STYLE_GUIDE = (
+    ("Input (blue on yellow)",
+     "drives the live model: edit it and every live sheet recalculates (Excel, LibreOffice)."),
+    ("econ input (purple on grey)",
+     "the answer follows it only after a rerun of econ: no live formula reads it, or it moves "
+     "the served model of the run; rows that read it directly (the buy case, Capacity's "
+     "physics) recompute at once, and the answer's title then says STALE."),
+    ("Snapshot (a green banner says so)",
+     "values of the econ run: the capacity tables, the analysis sheets; stale once an input changed."),
+)  # fmt: skip
+
+
 WIDE_PRINT_SCALE = 50  # per cent: the widest sheets' columns on a landscape A4 page
 TIMELINE_PRINT_SCALE = 55  # per cent: about 55 rows a landscape A4 page, a year of months across
 
