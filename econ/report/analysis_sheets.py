@@ -109,7 +109,7 @@ def tornado_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         "Sorted by swing; keys with no effect are listed apart. For payback, no payback within "
         "the horizon counts as the horizon (a blank change). Printed: NPV.",
         "the tornado of data/sensitivity.csv",
-        (40, 16) + (11,) * 4,
+        (40, 21) + (11,) * 4,
         tuple(blocks),
         printed=2,
     ))  # fmt: skip
@@ -453,7 +453,7 @@ def breakeven_sheet(book: Book, ws, df: pd.DataFrame) -> None:
         "Searched over each key's sensitivity range, the others at base; sorted by how far from "
         "base. Blank: no value in the range brings NPV to zero (column H says why).",
         "the break-even table",
-        (44, 18, 18, 18, 18, 18, 14, 100),
+        (44, 22, 18, 18, 18, 18, 14, 100),
         (Table("breakeven", "Break-even of NPV", rows, (
             Col("key", "key", "text"), Col("unit", "unit", "text"),
             Col("searched_low", "searched from", "row"), Col("base", "base", "row"),
