@@ -74,10 +74,8 @@ def mark_inputs(book: Book) -> None:
             if ws.name == "Assumptions" and SIDE.match(key):
                 read_by = [sh for sh, names in by_sheet.items() if is_live(key, names)]
                 book.side_inputs.append((key, read_by))
-                assert read_by == ["Capacity"], (key, read_by)  # SIDE_NOTE says so
-                ws.write_string(
-                    row, 0, label(key) + SIDE_NOTE, s("label", text_wrap=True, valign="top")
-                )
+                note = SIDE_NOTE if read_by == ["Capacity"] else f" ({', '.join(read_by)} only)"
+                ws.write_string(row, 0, label(key) + note, s("label", text_wrap=True, valign="top"))
             continue
         book.rerun_inputs.append(key)
         if value is None:
