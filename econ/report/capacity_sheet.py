@@ -9,7 +9,6 @@ writer a kind of declaration.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
@@ -27,7 +26,7 @@ from econ.report.capacity_rows import (
 )
 from econ.report.rows import Result, Section
 from econ.report.workbook import write_cell, write_formula
-from econ.report.xl import Book, absolute, banner, column_range
+from econ.report.xl import Book, absolute, banner, cached, column_range
 
 SHEET = "Capacity"
 CELL = re.compile(r"\[([a-z_]\w*)(?:([+-]\d+))?\]")  # [col], [col+1]: a Table's cell
@@ -59,14 +58,6 @@ def render(book: Book, ws, row: int, decls) -> int:
     return row
 
 
-def _cached(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not np.isfinite(x):
-        return ""
-    return x
-
-
 def _row(book: Book, ws, row: int, label: str, unit: str) -> None:
     ws.write_string(row, 0, label, book.styles("label"))
     ws.write_string(row, 1, unit, book.styles("unit"))
@@ -84,7 +75,7 @@ def _note(book: Book, ws, row: int, d: Note) -> int:
 
 def _result(book: Book, ws, row: int, d: Result) -> int:
     _row(book, ws, row, d.label, d.unit)
-    write_formula(ws, row, 2, "=" + d.formula, _cached(d.value), book.styles(d.fmt))
+    write_formula(ws, row, 2, "=" + d.formula, cached(d.value), book.styles(d.fmt))
     book.name(d.name, absolute(SHEET, row, 2))
     book.declared.append((SHEET, d))
     if d.match is not None:
@@ -105,7 +96,7 @@ def _across(book: Book, ws, row: int, d: Across) -> int:
     _row(book, ws, row, d.label, d.unit)
     for j, (key, value) in enumerate(d.values.items()):
         formula = "=" + d.formula.replace("{key}", key)
-        write_formula(ws, row, 2 + j, formula, _cached(value), book.styles(d.fmt))
+        write_formula(ws, row, 2 + j, formula, cached(value), book.styles(d.fmt))
         book.name(d.name.replace("{key}", key), absolute(SHEET, row, 2 + j))
     book.declared.append((SHEET, d))
     return row + 1
@@ -145,7 +136,7 @@ def _table(book: Book, ws, row: int, d: Table) -> int:
                 ws.write_string(r_, j, c.values[i], s("label"))
                 continue
             formula = "=" + CELL.sub(cell, c.formula).replace("{i}", str(i + 1))
-            write_formula(ws, r_, j, formula, _cached(c.values[i]), s(c.fmt))
+            write_formula(ws, r_, j, formula, cached(c.values[i]), s(c.fmt))
     bottom = top + len(d.columns[0].values) - 1
     for j, c in enumerate(d.columns):
         if c.formula is not None:

@@ -331,9 +331,9 @@ class Timeline:
             self.ws.write_string(r, LABEL_COL, label, s("label"))
             self.ws.write_string(r, UNIT_COL, unit, s("unit"))
             if opening is not None:
-                write_formula(self.ws, r, FIRST_COL, "=" + opening(), _cached(values[0]), s(fmt))
+                write_formula(self.ws, r, FIRST_COL, "=" + opening(), cached(values[0]), s(fmt))
             for m in range(1, MONTHS + 1):
-                write_formula(self.ws, r, FIRST_COL + m, "=" + make(m), _cached(values[m]), s(fmt))
+                write_formula(self.ws, r, FIRST_COL + m, "=" + make(m), cached(values[m]), s(fmt))
         self.pending = []
 
     def scalar(self, name: str, label: str, unit: str, formula: str, value: Any, fmt: str) -> str:
@@ -342,14 +342,15 @@ class Timeline:
         s = self.book.styles
         self.ws.write_string(r, LABEL_COL, label, s("label"))
         self.ws.write_string(r, UNIT_COL, unit, s("unit"))
-        write_formula(self.ws, r, FIRST_COL, "=" + formula, _cached(value), s(fmt))
+        write_formula(self.ws, r, FIRST_COL, "=" + formula, cached(value), s(fmt))
         ref = absolute(self.sheet, r, FIRST_COL)
         self.book.name(name, ref)
         self.next += 1
         return name
 
 
-def _cached(x: Any) -> Any:
+def cached(x: Any) -> Any:
+    """A formula's stored value: a plain number, blank where it is not finite."""
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
