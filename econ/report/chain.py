@@ -117,12 +117,15 @@ def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
     owner = analysis["owner_flows"]
     ramp, tranche = schedule("({m}+1)")
     ramp_v, tranche_v = ramp_and_tranche(a, ahead=1)
-    T = int(a.values["contract.term_months"])
-    m = months()
-    online_next = np.where(m + 1 <= T, tranche_v if _tranches(a) else ramp_v, 0.0)
-    # the capex spent at the end of month t is for the MW that come online in month t + 1
-    share = np.append(pad_months(flows["buy_capex_share"].to_numpy())[1:], 0.0)
-    capex = share * float(analysis["rent_vs_buy"]["buy_capex_usd"])
+
+    def ahead(x) -> np.ndarray:  # months 1..120 of the model's row, a month earlier
+        return np.append(pad_months(np.asarray(x))[1:], 0.0)
+
+    # the model's share online (0 after the term), and its capex for the MW that come online
+    # in month t + 1, which is spent at the end of month t
+    online_next = ahead(r.parts["online_share"][0])
+    share = ahead(flows["buy_capex_share"])
+    capex = ahead(flows["buy_capex_usd_at_previous_month_end"])
     return [
         Section("Buying the same capacity"),
         Row("ramp_next", "Share online next month on a linear ramp", "share", "pct", ramp,
@@ -151,10 +154,6 @@ def buy_rows(a: Assumptions, r: Results, analysis: dict) -> list[Declaration]:
 NEXT = f"IF({{m}}+1<=contract_term_months,IF({BOTH},[tranche_next],[ramp_next]),0)"
 CAPEX_SHARE = "MAX([online_next]-[mw]/contract_mw,0)"
 CAPEX = "[capex_share]*(buy_hardware_usd+buy_facility_usd)"
-
-
-def _tranches(a: Assumptions) -> bool:
-    return "contract.tranche_mw" in a.values and "contract.tranche_months" in a.values
 
 
 D_TERM = "buy_d_term"  # the discount factor at the end of the term (a named result)

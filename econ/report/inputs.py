@@ -22,7 +22,7 @@ from econ.constants import (
     TOKENS_PER_MILLION,
 )
 from econ.payback import IRR_GRID
-from econ.report.inventory import SIDE, SIDE_NOTE
+from econ.report.inventory import SIDE_NOTE, off_the_npv
 from econ.report.labels import COLUMN_LABELS, label
 from econ.report.workbook import write_cell
 from econ.report.xl import (
@@ -245,8 +245,9 @@ def _scalar_inputs(book: Book, ws, run_ws, a: Assumptions, header: int) -> str:
         ws.write_string(row, 3, e.unit, s("unit", text_wrap=True, valign="top"))
         write_cell(ws, row, 4, e.source, s("wrap"))
         write_cell(ws, row, 5, e.note, s("wrap"))
-        # as tall as the longest printed text (the label as relabelled off the answer too)
-        fit_row(ws, row, (e.source, 56), (label(key) + SIDE_NOTE * bool(SIDE.match(key)), 41),
+        # as tall as the longest printed text (a label that says it is off the NPV included)
+        side = off_the_npv(key, a.values.get(key), book.results)
+        fit_row(ws, row, (e.source, 56), (label(key) + SIDE_NOTE.format("Capacity") * side, 41),
                 (e.unit, 18))  # fmt: skip
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     return f"COUNTIF({xl_rowcol_to_cell(header + 1, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)"

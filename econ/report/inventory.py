@@ -49,11 +49,16 @@ def names_by_sheet(book: Book) -> dict[str, set[str]]:
     return out
 
 
-# Inputs of rows off the answer: an agent's task time (Capacity) reads them and no row of
-# the money does (econ's model does not read them either: the Break-even sheet lists them as
-# not moving the NPV); each label says where the input goes.
-SIDE = re.compile(r"^agent\.")
-SIDE_NOTE = " (Capacity only: not the answer)"
+# An input a live formula reads but econ's model does not (the agent's task time on Capacity,
+# the buy case on Costs) cannot move the NPV: its label names the sheets that read it.
+SIDE_NOTE = " ({} only: not the NPV)"
+
+
+def off_the_npv(key: str, value, results) -> bool:
+    """Whether econ's model reads the numeric key: ``Results.inputs_read`` lists every numeric
+    key an evaluation read, the horizon (the shape of the run) aside."""
+    numeric = isinstance(value, float | int) and not isinstance(value, bool)
+    return numeric and key != "horizon.months" and key not in results.inputs_read
 
 
 def is_live(key: str, used: set[str]) -> bool:
@@ -71,11 +76,11 @@ def mark_inputs(book: Book) -> None:
     s = book.styles
     for ws, row, col, key, value, fmt in book.input_cells:
         if is_live(key, used) and not moves_served_model(key):
-            if ws.name == "Assumptions" and SIDE.match(key):
+            if ws.name == "Assumptions" and off_the_npv(key, value, book.results):
                 read_by = [sh for sh, names in by_sheet.items() if is_live(key, names)]
                 book.side_inputs.append((key, read_by))
-                note = SIDE_NOTE if read_by == ["Capacity"] else f" ({', '.join(read_by)} only)"
-                ws.write_string(row, 0, label(key) + note, s("label", text_wrap=True, valign="top"))
+                text = label(key) + SIDE_NOTE.format(", ".join(read_by))
+                ws.write_string(row, 0, text, s("label", text_wrap=True, valign="top"))
             continue
         book.rerun_inputs.append(key)
         if value is None:

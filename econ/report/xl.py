@@ -227,7 +227,7 @@ class Book:
     results: Any = None  # the econ run's Results (scenario 0)
     input_cells: list[tuple] = field(default_factory=list)  # ws, row, col, key, value, format
     rerun_inputs: list[str] = field(default_factory=list)  # keys no live formula reads
-    # live keys read only off the answer's sheets (key, the sheets that read it)
+    # live keys econ's model does not read (key, the sheets that read them): off the NPV
     side_inputs: list[tuple[str, list[str]]] = field(default_factory=list)
     marked_values: dict[str, float] = field(default_factory=dict)  # name -> the run's value
 

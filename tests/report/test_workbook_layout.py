@@ -43,36 +43,54 @@ def test_no_formula_is_longer_than_250_characters(report):
     assert {"Cover", "Checks", "Costs", "Payback", "Tables", "Monte Carlo"} <= set(wb.sheetnames)
 
 
+MONTHLY = ("Revenue", "Costs", "Payback")
+REF = re.compile(r"(?:'?([A-Za-z ]+)'?!)?(\$?)([A-Z]{1,3})\$?\d+(?![\d(])")
+
+
+def later_months(formula: str, column: int) -> list[str]:
+    """The references of a month's formula (in ``column``) to a later month of a monthly
+    sheet: a relative column to the right (an absolute one is a whole-row span, a total)."""
+    return [
+        f"{sheet or ''}{col}"
+        for sheet, absolute, col in REF.findall(formula)
+        if (not sheet or sheet in MONTHLY)
+        and not absolute
+        and openpyxl.utils.column_index_from_string(col) > column
+    ]
+
+
+def test_the_later_month_finder_finds_what_it_must():
+    # the lessor's cash of version 2, in month 0 (column C) and month 1 (column D)
+    assert later_months("=-D16", 3) == ["D"]
+    assert later_months("=-E16+D12-D18+D19", 4) == ["E"]
+    assert later_months("='Revenue'!E13*2", 4) == ["RevenueE"]
+    # this month, earlier months, whole-row totals and other sheets' scalars are fine
+    assert later_months("='Revenue'!D13+C12-SUM('Costs'!$D$10:$DS$10)", 4) == []
+    assert later_months("='Market'!F5*D7", 4) == []
+
+
 def test_the_monthly_sheets_flow_left_to_right(report):
     """FAST: a month's formula reads its own month and earlier ones, on its own sheet and on
     the others, never a later month (a capex for next month's MW is computed from the schedule
     at month + 1, not read from the next column)."""
     wb = openpyxl.load_workbook(report)
-    ref = re.compile(r"(?:'?([A-Za-z ]+)'?!)?(\$?)([A-Z]{1,3})(\$?)(\d+)(?![\d(])")
     timeline = {}  # sheet -> the rows of its timeline (each has a defined name row_*)
     for n, dn in wb.defined_names.items():
         if n.startswith("row_"):
             for sheet, cells in dn.destinations:
                 timeline.setdefault(sheet, set()).add(int(re.findall(r"\d+", cells)[0]))
-    assert {"Revenue", "Costs", "Payback"} <= set(timeline)
-    later = []
-    for name in ("Revenue", "Costs", "Payback"):
-        ws = wb[name]
-        for row in ws.iter_rows(min_col=3, max_col=3 + MONTHS):
-            for c in row:
-                if c.row not in timeline[name]:
-                    continue  # results and the IRR solvers below the print area
-                if not (isinstance(c.value, str) and c.value.startswith("=")):
-                    continue
-                for sheet, dc, col, _, _ in ref.findall(c.value):
-                    if sheet and sheet not in ("Revenue", "Costs", "Payback"):
-                        continue  # the scalars of Capacity, Market, Assumptions
-                    k = openpyxl.utils.column_index_from_string(col)
-                    if not dc and k > c.column:
-                        later.append((name, c.coordinate, c.value[:60]))
+    assert set(MONTHLY) <= set(timeline)
+    later = [
+        (name, c.coordinate, c.value[:60])
+        for name in MONTHLY
+        for row in wb[name].iter_rows(min_col=3, max_col=3 + MONTHS)
+        for c in row
+        if c.row in timeline[name]  # not the results, nor the IRR solvers below the print area
+        and isinstance(c.value, str)
+        and c.value.startswith("=")
+        and later_months(c.value, c.column)
+    ]
     assert later == []
-    # the check can fail: a formula of the previous version read the next month
-    assert ref.findall("=-D16") and openpyxl.utils.column_index_from_string("D") > 3
 
 
 def test_the_annual_sheet_prints_every_year_and_the_chart_draws_every_month(report):
@@ -190,21 +208,23 @@ def test_the_cover_says_the_rate_as_typed_and_one_month(report, tmp_path):
     assert "1 months" not in " ".join(str(c.value) for c in out["Cover"]["B"])
 
 
-def test_inputs_off_the_answer_say_where_they_go(report, base):
-    """An input that is live but cannot move the answer (an agent's task time on Capacity)
-    says so in its printed label; econ's model does not read it."""
+def test_inputs_off_the_npv_say_where_they_go(report, base):
+    """An input that is live but that econ's model does not read (an agent's task time on
+    Capacity, the buy case on Costs) cannot move the NPV: its printed label says so and names
+    the sheet that reads it."""
     from econ.model import evaluate
 
     ws = openpyxl.load_workbook(report)["Assumptions"]
     side = {
-        r[1].value
+        r[1].value: r[0].value.rsplit(" (", 1)[1]
         for r in ws.iter_rows()
-        if isinstance(r[0].value, str) and r[0].value.endswith("(Capacity only: not the answer)")
+        if isinstance(r[0].value, str) and r[0].value.endswith("only: not the NPV)")
     }
+    agent = ("agent.calls", "agent.output_tokens_per_call", "agent.ttft_s", "agent.p99_multiplier")
+    buy = ("buy.facility_capex_usd_per_mw", "buy.facility_life_years",
+           "buy.maintenance_share_annual", "buy.power_price_usd_per_kwh", "buy.resale_share")  # fmt: skip
     assert side == {
-        "agent.calls",
-        "agent.output_tokens_per_call",
-        "agent.ttft_s",
-        "agent.p99_multiplier",
+        **{k: "Capacity only: not the NPV)" for k in agent},
+        **{k: "Costs only: not the NPV)" for k in buy},
     }
-    assert not side & set(evaluate(base, detail=False).inputs_read)
+    assert not set(side) & set(evaluate(base, detail=False).inputs_read)
