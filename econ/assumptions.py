@@ -145,7 +145,12 @@ SCALARS: dict[str, Rule] = {
     "contract.mw": _pos("MW", 1e5),
     "contract.term_months": Rule("months", "integer", low=1, high=HORIZON_MAX_MONTHS),
     "contract.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
-    "contract.pay_as_delivered": _flag(),
+    # pay_as_delivered: rent follows the MW delivered; take_or_pay: the full value is owed,
+    # flat over the term, whatever is delivered (docs/model.md, section V4.5)
+    "contract.payment": Rule(
+        "pay_as_delivered/take_or_pay", "id", choices=("pay_as_delivered", "take_or_pay")
+    ),
+    "contract.delivered_share": Rule("share", low=0, high=1, low_open=True),
     "contract.platform": Rule("id", "id"),
     "capacity.basis": Rule(
         "data/transferred/physics", "id", choices=("data", "transferred", "physics")
@@ -153,8 +158,20 @@ SCALARS: dict[str, Rule] = {
     "capacity.gpu_platform": Rule("id", "id"),
     "capacity.gpu_fleet_utilization": Rule("share", low=0, high=1, low_open=True),
     "capacity.subscriber_offer": Rule("auto/on/off", "id", choices=("auto", "on", "off")),
-    "capacity.flexible_value_share": _share(),
     "capacity.backfill_flexible_share": _share(),
+    # the lab's own fleet plan (docs/model.md, section V4.2-V4.3): scenario axes, not sampled
+    "capacity.movable_share": _share(),
+    "capacity.internal_batch_tokens_per_month": _nonneg("output tokens/month", 1e18),
+    "fleet.avoidable_share": _share(),
+    "fleet.sublet_usd_per_gpu_hour": _nonneg("USD/GPU-hour", 1e4),
+    "fleet.ops_utilization": Rule("share", low=0, high=1, low_open=True),
+    "fleet.troughs": Rule("filled/idle", "id", choices=("filled", "idle")),
+    # the free tier's use of the served model (scenario free_tier_served; section V4.2)
+    "free.served": _flag(),
+    "free.dau_per_mau": Rule("share", low=0, high=1),
+    "free.queries_per_day": _nonneg("queries/day", 1e6),
+    "free.flagship_queries_per_day": _nonneg("queries/day", 1e6),
+    "free.alternative_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4),
     "contract.tranche_mw": _pos("MW", 1e5, optional=True),
     "contract.tranche_months": Rule(
         "months", low=0, high=HORIZON_MAX_MONTHS, low_open=True, optional=True
@@ -177,11 +194,24 @@ SCALARS: dict[str, Rule] = {
     "usage.adoption_burn_elasticity": Rule("-", low=0, high=5),
     "usage.adoption_ref_multiplier": _pos("quota units per token", 1e6),
     "usage.output_tokens_per_query": _pos("tokens/query", 1e7),
+    # the context each active stream holds, on every platform (docs/model.md, section V4.5)
+    "usage.context_tokens": _pos("tokens", 1e8),
     # monthly probabilities: each at most 0.5 so that base + propensity and churn + extra
     # churn can never exceed 1 (docs/model.md, section 5.6)
     "conversion.capped_share_of_upgrades": _share(),
     "conversion.max_capped_propensity": Rule("1/month", low=0, high=0.5),
     "conversion.pro_price_elasticity": Rule("-", low=0, high=10),
+    # V4.7: the share of upgrades that go to the lower Pro tier (plans.csv row pro_lower) and
+    # the weight of cap hits caused by choosing the faster burn
+    "conversion.lower_pro_share": _share(),
+    "conversion.voluntary_cap_hit_weight": _share(),
+    "usage.ultrafast_query_share": Rule("share", low=0, high=1, low_open=True),
+    # V4.6: successors lower prices and costs over the term
+    "market.price_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
+    "hardware.gpu_cost_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
+    "model.succession_months": _pos("months", HORIZON_MAX_MONTHS),
+    "model.successor_params_multiple": Rule("x", low=1, high=100),
+    "model.predecessor_decline_per_month": Rule("1/month", low=0, high=1, high_open=True),
     "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
     "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),
     "api.ultrafast_tokens_per_month": _nonneg("tokens/month", 1e18),
@@ -193,7 +223,6 @@ SCALARS: dict[str, Rule] = {
     "api.wtp_speed_doubling_usd_per_mtok": _nonneg("USD per 1M tokens", 1e4),
     "api.speed_nest_lambda": Rule("-", low=0, high=1, low_open=True),
     "api.ramp_months": Rule("months", low=0, high=HORIZON_MAX_MONTHS),
-    "capacity.backfill_tokens_per_month": _nonneg("output tokens/month", 1e18),
     "capacity.gpu_cost_per_mtok_usd": _nonneg("USD per 1M output tokens", 1e4, optional=True),
     "capacity.average_utilization": Rule("share", low=0, high=1, low_open=True),
     "agent.calls": Rule("calls", "integer", low=1, high=10_000, sense=True),
@@ -210,7 +239,6 @@ SCALARS: dict[str, Rule] = {
     "model.bytes_per_param": _pos("bytes", 8),
     "model.active_param_share": Rule("share", low=0, high=1, low_open=True),
     "model.kv_bytes_per_token": _pos("bytes/token", 1e9),
-    "model.context_tokens": _pos("tokens", 1e8),
     "model.speculative_speedup": Rule("x", low=1, high=20),
     "model.layers": Rule("layers", "integer", low=1, high=10_000, sense=True),
     "model.d_model": _pos("-", 1e6),
@@ -226,6 +254,8 @@ class Table:
     required_cells: tuple[tuple[str, str], ...] = ()
     # the model gives these rows fixed roles: any other row is an error, not ignored
     closed: bool = False
+    # rows the model knows that the data may leave out (a closed table accepts them too)
+    optional_rows: tuple[str, ...] = ()
     # (row id, column, why) cells the model has no use for: they must stay blank
     unused_cells: tuple[tuple[str, str, str], ...] = ()
 
@@ -233,6 +263,8 @@ class Table:
 # The roles the model's equations give to plans and tiers (docs/model.md, section 2.2): the
 # rows of plans.csv and tiers.csv are exactly these, in this order of speed for tiers.
 PLAN_IDS = ("plus", "pro")
+# plans the model knows but the data may leave out: the lower Pro tier (section V4.7)
+OPTIONAL_PLAN_IDS = ("pro_lower",)
 TIER_IDS = ("standard", "fast", "ultrafast")
 
 TABLES: dict[str, Table] = {
@@ -245,6 +277,7 @@ TABLES: dict[str, Table] = {
         },
         required_rows=PLAN_IDS,
         closed=True,
+        optional_rows=OPTIONAL_PLAN_IDS,
     ),
     "tiers": Table(
         {
@@ -276,6 +309,9 @@ TABLES: dict[str, Table] = {
             "memory_gb": _pos("GB", 1e6),
             "bandwidth_tb_s": _pos("TB/s", 1e6),
             "tflops": _pos("TFLOPS", 1e7),
+            # dense 8-bit and 4-bit TFLOPS (blank: not published; docs/model.md, V4.4)
+            "tflops_fp8": _pos("TFLOPS", 1e7, optional=True),
+            "tflops_fp4": _pos("TFLOPS", 1e7, optional=True),
             "power_kw": _pos("kW", 1e4),
             "domain_chips": Rule("chips", "integer", low=1, high=1_000_000, sense=True),
             "hop_latency_us": _nonneg("us", 1e6),
@@ -313,10 +349,26 @@ TABLES: dict[str, Table] = {
 }
 
 # Columns a table file may leave out entirely (every cell then blank).
-OPTIONAL_COLUMNS = {"frontier": ("model",)}
+OPTIONAL_COLUMNS = {"frontier": ("model",), "hardware": ("tflops_fp8", "tflops_fp4")}
 
-# Keys of earlier versions and what replaced them (setting one is an error naming it).
+# Keys of earlier versions and what replaced them (setting one is an error naming it): the
+# version that retired each (RETIRED_IN; 3 where not listed) and its successor.
+RETIRED_IN: dict[str, int] = {
+    "capacity.backfill_tokens_per_month": 4,
+    "capacity.flexible_value_share": 4,
+    "contract.pay_as_delivered": 4,
+    "model.context_tokens": 4,
+}
 RETIRED: dict[str, str] = {
+    "capacity.backfill_tokens_per_month": "capacity.movable_share (a share of the served "
+    "model's own standard demand) and capacity.internal_batch_tokens_per_month (the lab's own "
+    "batch work), docs/model.md section V4.2",
+    "capacity.flexible_value_share": "fleet.avoidable_share, fleet.sublet_usd_per_gpu_hour and "
+    "fleet.troughs (one value per freed GPU-hour), docs/model.md section V4.3",
+    "contract.pay_as_delivered": "contract.payment (pay_as_delivered or take_or_pay) and "
+    "contract.delivered_share, docs/model.md section V4.5",
+    "model.context_tokens": "usage.context_tokens (one context for every platform), "
+    "docs/model.md section V4.5",
     "api.cannibalised_share": "api.diversion_to_lab_tiers (the logit's diversion share, "
     "docs/model.md section 0.4)",
     "api.standard_price_per_mtok_usd": "tiers.standard.price_per_mtok_usd (the public list price)",
@@ -334,7 +386,15 @@ RETIRED: dict[str, str] = {
 # value per run, never an array of scenarios. Frontier points' speeds are the
 # knots of a curve and are fixed per run too (a curve varies through
 # hardware.<p>.frontier_scale).
-STRUCTURAL_KEYS = frozenset({"horizon.months", "contract.platform", "capacity.basis"})
+STRUCTURAL_KEYS = frozenset(
+    {
+        "horizon.months",
+        "contract.platform",
+        "capacity.basis",
+        "contract.payment",
+        "fleet.troughs",
+    }
+)
 
 
 def is_structural(key: str, value: object = 0.0) -> bool:
@@ -438,6 +498,23 @@ class PublicSpeed:
 
 
 @dataclass(frozen=True)
+class CostAnchor:
+    """A disclosed day of production inference (anchors.csv): the output tokens a fleet of
+    GPUs served in a day at a per-user speed, and what a GPU-hour cost (section V4.4)."""
+
+    id: str
+    platform: str  # the hardware.csv row that stands for the fleet's GPUs
+    model: str  # the models.csv row of the model served
+    tokens_per_s_per_user: float
+    output_tokens_per_day: float
+    gpu_hours_per_day: float
+    usd_per_gpu_hour: float
+    source: str
+    note: str
+    row: int
+
+
+@dataclass(frozen=True)
 class FileInfo:
     name: str
     path: Path
@@ -478,6 +555,7 @@ class Assumptions:
     scenario: str = "base"
     calibration: tuple[CalibrationPoint, ...] = ()
     speeds: tuple[PublicSpeed, ...] = ()
+    anchors: tuple[CostAnchor, ...] = ()
     overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (key, value, origin)
     # blank optional cells that --set or a scenario may fill: key -> where the cell is
     blanks: dict[str, Entry] = field(default_factory=dict)
@@ -672,7 +750,7 @@ def unknown_key_message(key: str, known: Iterable[str]) -> str:
     """The message for an unknown key, with the nearest known keys; a character outside ASCII
     is escaped and named, so that a look-alike letter (a Cyrillic a for a Latin a) shows."""
     if key in RETIRED:
-        return f"{key!r} was retired in version 3; use {RETIRED[key]}"
+        return f"{key!r} was retired in version {RETIRED_IN.get(key, 3)}; use {RETIRED[key]}"
     close = difflib.get_close_matches(key, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     odd = sorted({c for c in key if not c.isascii()})
@@ -1118,11 +1196,12 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
                 raise AssumptionError(f'{path} row {n}, column id: "{rid}" is not an id')
             if rid in ids:
                 raise AssumptionError(f"{path} row {n}, column id: {rid!r} appears twice")
-            if spec.closed and rid not in spec.required_rows:
+            if spec.closed and rid not in spec.required_rows + spec.optional_rows:
                 raise AssumptionError(
                     f"{path} row {n}, column id: {rid!r} is not a row the model knows; "
-                    f"expected exactly the rows {', '.join(spec.required_rows)} "
-                    "(the model's equations give each a fixed role)"
+                    f"expected the rows {', '.join(spec.required_rows)}"
+                    + (f" (and optionally {', '.join(spec.optional_rows)})" if spec.optional_rows else "")
+                    + " (the model's equations give each a fixed role)"
                 )
             _require_source(r, where)
             unused = {(u, c): why for u, c, why in spec.unused_cells}
@@ -1308,7 +1387,16 @@ def _load_analysis(a: Assumptions) -> Assumptions:
     )
 
 
-REFERENCE_FILES = ("calibration.csv", "speeds.csv")
+REFERENCE_FILES = ("calibration.csv", "speeds.csv", "anchors.csv")
+
+# anchors.csv: a disclosed day of production inference, the GPU cost per token it implies
+# (docs/model.md, section V4.4)
+_ANCHOR_NUMBERS = {
+    "tokens_per_s_per_user": _pos("tokens/s/user"),
+    "output_tokens_per_day": _pos("tokens/day"),
+    "gpu_hours_per_day": _pos("GPU-hours/day"),
+    "usd_per_gpu_hour": _pos("USD/GPU-hour"),
+}
 
 _CALIBRATION_NUMBERS = {
     "params": _pos("params"),
@@ -1379,7 +1467,38 @@ def _load_reference(a: Assumptions) -> Assumptions:
                 )
             )
         files.append(FileInfo("speeds.csv", path, len(rows), _sha256(path)))
-    return replace(a, calibration=tuple(cal), speeds=tuple(speeds), files=tuple(files))
+    anchors: list[CostAnchor] = []
+    path = d / "anchors.csv"
+    if os.path.lexists(path):
+        cols = ("id", "platform", "model", *_ANCHOR_NUMBERS, "source", "note")
+        _, rows = read_csv(path, required=cols)
+        seen = set()
+        for n, r in rows:
+            rid = r["id"].strip()
+            where = f"{path} row {n} ({rid})"
+            _check_reference_row(a, rid, r["platform"].strip(), seen, path, n, required=True)
+            _require_source(r, where)
+            mid = r["model"].strip()
+            if mid not in a.tables["models"]:
+                raise AssumptionError(
+                    f"{where}, column model: {mid!r} is not in models.csv; expected one of "
+                    f"{', '.join(a.tables['models'])}"
+                )
+            x = {c: float(parse_value(r[c], rule, where, c)) for c, rule in _ANCHOR_NUMBERS.items()}
+            anchors.append(
+                CostAnchor(
+                    rid, r["platform"].strip(), mid, **x, source=r["source"].strip(),
+                    note=r["note"].strip(), row=n,
+                )
+            )  # fmt: skip
+        files.append(FileInfo("anchors.csv", path, len(rows), _sha256(path)))
+    return replace(
+        a,
+        calibration=tuple(cal),
+        speeds=tuple(speeds),
+        anchors=tuple(anchors),
+        files=tuple(files),
+    )
 
 
 def _check_reference_row(

@@ -315,10 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument(
         "analysis",
-        choices=("tornado", "grid", "montecarlo", "sobol", "breakeven"),
+        choices=("tornado", "grid", "montecarlo", "sobol", "breakeven", "grid-mc"),
         metavar="ANALYSIS",
-        help="tornado, grid, montecarlo, sobol or breakeven, e.g. econ sensitivity montecarlo "
-        "--samples 50000",
+        help="tornado, grid, montecarlo, sobol, breakeven or grid-mc (P(NPV > 0) in each cell of "
+        "the fleet-plan grid), e.g. econ sensitivity montecarlo --samples 50000",
     )
     _samples(
         p,
@@ -989,7 +989,17 @@ PHASES = {
     "grid": ("Grids", "points"),
     "breakeven": ("Break-even", "keys"),
     "tornado": ("Tornado", ""),
+    "grid-mc": ("Fleet-plan grid Monte Carlo", "samples"),
 }
+
+
+def _anchors(a) -> dict:
+    """The public anchors of the GPU cost of a standard token (section V4.4), USD per 1M."""
+    from econ.headline import gpu_cost_anchors
+    from econ.model import evaluate
+
+    an = gpu_cost_anchors(a, evaluate(a))
+    return {k: v for k, v in an.items() if not k.endswith("_detail")}
 
 
 def cmd_sensitivity(args) -> int:
@@ -1030,6 +1040,11 @@ def cmd_sensitivity(args) -> int:
             "cumulative_cash_fan": res["fan"].to_dict(orient="records"),
             "convergence": res["convergence"].to_dict(orient="records"),
             "held": {k: v for k, v, _ in res["held"]},
+            "gpu_cost_prior_predictive": {
+                **res["gpu_cost_prior_predictive"],
+                "anchors": _anchors(a),
+            },
+            "clamps": res["clamps"],
         }
         frame = api.statistics_frame(res["stats"])
     else:
@@ -1074,6 +1089,8 @@ def cmd_sensitivity(args) -> int:
             show(*cli_text.grid(res, args.all))
         elif args.analysis == "sobol":
             show(*cli_text.sobol(res, args.all))
+        elif args.analysis == "grid-mc":
+            show(*cli_text.grid_mc(res))
         else:
             from econ.model import evaluate
 

@@ -16,3 +16,9 @@ CHECK_RTOL = 1e-9
 # root comes from outflows that are tiny against the inflows after them, and means nothing
 # as a rate of return (docs/model.md, section 6).
 IRR_MEANINGFUL_MAX = 10.0
+
+# The fleet-plan grid (docs/model.md, section V4.3): the lab's own plan, which no public figure
+# pins, as two scenario axes: fleet.avoidable_share x capacity.movable_share.
+AVOIDABLE_GRID = (0.1, 0.3, 0.5, 0.7, 1.0)
+MOVABLE_GRID = (0.1, 0.3, 0.5, 0.7, 0.9)
+PLAN_KEYS = ("fleet.avoidable_share", "capacity.movable_share")

@@ -215,7 +215,12 @@ def _rent_pv(a: Assumptions, budget: float, mw: float | None = None) -> float:
     """PV [USD] of ``budget`` paid as the contract's rent on the MW schedule of ``mw`` MW."""
     t, online, d = _schedule(a, mw)
     rent = cost.rent(
-        t, online, budget, a.num("contract.term_months"), a.num("contract.pay_as_delivered")
+        t,
+        online,
+        budget,
+        a.num("contract.term_months"),
+        cost.pays_as_delivered(str(a.values["contract.payment"])),
+        a.num("contract.delivered_share"),
     )
     return float((rent * d).sum())
 

@@ -55,20 +55,34 @@ MONTHLY_FIELDS = {
     "mw_subscriber": "mw_subscriber",
     "mw_backfill_peak": "mw_backfill_peak",
     "mw_backfill_flexible": "mw_backfill_flexible",
+    "mw_free": "mw_free",
     "mw_idle": "mw_idle",
+    "demand_no_deal_tokens": "demand_no_deal_tokens",
+    "credited_tokens": "credited_tokens",
+    "moved_demand_cap_tokens": "moved_demand_cap_tokens",
+    "moved_flexible_cap_tokens": "moved_flexible_cap_tokens",
+    "cash_flow_usd": "cash_flow",
+    "cumulative_cash_only_usd": "cumulative_cash_only",
 }
 
 
 def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
-    """The served model's speeds and costs on every platform the money reads (section 0.1):
-    served speeds by tier, the per-user ceilings, the GPU cost per token by tier (derived or set)
-    and each platform's realisation factor on the transferred basis."""
-    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
-    eta = {
-        k.split(".", 1)[1]: float(v[0]) for k, v in (r.parts or {}).items() if k.startswith("eta.")
-    }
-    from econ.model import measurements
+    """The served model's speeds and costs on every platform the money reads (sections 0.1,
+    V4.3, V4.4): served speeds by tier, the per-user ceilings, the value of a token crossing the
+    GPU-fleet boundary by tier (derived or set) with its parts, and each platform's realisation
+    factor by tier on the transferred basis."""
+    from econ.compute.transfer import measurements
 
+    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
+    eta: dict[str, dict[str, float]] = {}
+    capped: dict[str, dict[str, bool]] = {}
+    for k, v in (r.parts or {}).items():
+        if k.startswith("eta."):
+            bits = k.split(".")
+            if len(bits) == 3:
+                eta.setdefault(bits[1], {})[bits[2]] = float(v[0])
+            else:  # eta.<platform>.<tier>.raw: the factor before the cap at 1
+                capped.setdefault(bits[1], {})[bits[2]] = bool(float(v[0]) > 1.0)
     return {
         "basis": a.values["capacity.basis"],
         "contract_platform": plat,
@@ -85,21 +99,45 @@ def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
         "gpu_cost_per_mtok_usd": {
             "standard": float(r.gpu_cost_standard[0]),
             "fast": float(r.gpu_cost_fast[0]),
+            "flexible": float(r.gpu_cost_flexible[0]),
         },
         "gpu_cost_overridden": "capacity.gpu_cost_per_mtok_usd" in a.values,
-        # where the physics gives more than the public gross margin allows, the margin wins
-        "gpu_cost_capped_by_margin": {
-            i: "capacity.gpu_cost_per_mtok_usd" not in a.values
-            and float(getattr(r, f"gpu_cost_{i}")[0])
-            >= (1 - a.num("finance.api_gross_margin"))
-            * a.num(f"tiers.{i}.price_per_mtok_usd")
-            * (1 - 1e-12)
+        # the margin bound is a check printed beside v_standard, never a clamp (section V4.3)
+        "margin_bound_per_mtok_usd": {
+            i: (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{i}.price_per_mtok_usd")
             for i in ("standard", "fast")
+        },
+        "above_margin_bound": {
+            i: float(getattr(r, f"gpu_cost_{i}")[0])
+            > (1 - a.num("finance.api_gross_margin"))
+            * a.num(f"tiers.{i}.price_per_mtok_usd")
+            for i in ("standard", "fast")
+        },
+        # the one clamp that remains: a token's value at most its list price
+        "gpu_cost_clamped_at_list_price": bool(r.gpu_cost_clamped[0]),
+        "gpu_hour": {
+            "value_usd": float(r.gpu_hour_value[0]),
+            "rent_usd": float(r.gpu_rent_per_hour[0]),
+            "energy_usd": float(r.gpu_energy_per_hour[0]),
+            "avoidable_share": a.num("fleet.avoidable_share"),
+            "sublet_usd": a.num("fleet.sublet_usd_per_gpu_hour"),
+            "ops_utilization": a.num("fleet.ops_utilization"),
+            "troughs": a.values["fleet.troughs"],
+        },
+        "gpu_hours_per_mtok": {
+            "standard": float(r.gpu_hours_standard[0]),
+            "fast": float(r.gpu_hours_fast[0]),
+        },
+        "gpu_throughput_tokens_per_s_per_mw": {
+            "standard": float(r.gpu_throughput_standard[0]),
+            "fast": float(r.gpu_throughput_fast[0]),
         },
         "realisation": eta,
         "realisation_points": {
-            p_: [i for i, _ in measurements(a, p_)] for p_ in sorted({plat, gpu})
+            p_: [m.id for m in measurements(a, p_)] for p_ in sorted({plat, gpu})
         },
+        # where the factor's cap at 1 binds (section V4.4)
+        "realisation_capped": capped,
     }
 
 
@@ -186,8 +224,8 @@ def capacity_limits(a: Assumptions, r: Results) -> dict[str, Any]:
         1 - CHECK_RTOL
     )
     months = np.flatnonzero(api_capped | adoption_capped) + 1
-    # standard traffic offered for backfill but not carried for lack of spare capacity
-    offered = a.num("capacity.backfill_tokens_per_month") * r.token_efficiency[0, :term]
+    # moved traffic within its cap (section V4.2) but not carried for lack of spare capacity
+    offered = r.moved_demand_cap_tokens[0, :term]
     backfill_capped = r.backfill_tokens[0, :term] < offered * (1 - CHECK_RTOL)
     return {
         "api_capped_months": int(api_capped.sum()),
@@ -270,6 +308,13 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "overrides": [{"key": k, "value": v, "origin": o} for k, v, o in a.overrides],
         "assumptions": a.effective(),
         "payback_months": float(r.payback_months[0]),
+        # the same lasting recovery on cash alone: revenue, variable costs and rent, without
+        # the GPU cost avoided (section V4.5)
+        "cash_payback_months": float(r.cash_payback_months[0]),
+        "payment": a.values["contract.payment"],
+        "delivered_share": a.num("contract.delivered_share"),
+        "never_cash_negative": bool(r.cumulative_cash_only[0].min() >= 0),
+        "never_negative_with_gpu_cost_avoided": bool(r.cumulative_cash[0].min() >= 0),
         "discounted_payback_months": float(r.discounted_payback_months[0]),
         "npv_usd": float(r.npv[0]),
         "npv_without_terminal_value_usd": float(r.npv_without_terminal_value[0]),
@@ -299,6 +344,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "contract_rate_usd_per_mw_month": a.num("contract.value_usd")
         / (a.num("contract.mw") * a.num("contract.term_months")),
         "size_at_rate": size_at_rate(a),
+        **worth_sections(a, r),
         "no_deal": {
             "pro_growth_monthly": a.num("market.pro_growth_monthly"),
             "base_upgrade_monthly": float(r.pro_base_upgrade[0]),
@@ -315,6 +361,110 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "monthly": monthly,
     }
     return clean(out)
+
+
+def gpu_cost_anchors(a: Assumptions, r: Results) -> dict[str, Any]:
+    """The value of a standard token beside public anchors (section V4.4), each in USD per
+    million output tokens: each disclosed day of inference transferred to the served model on
+    the GPU platform (anchors.csv), the margin bound, and the model's own value at
+    fleet.avoidable_share = 1 (every freed GPU-hour replaces an added one)."""
+    speed = float(r.served_tokens_per_s_standard[0])
+    out: dict[str, Any] = {}
+    for anchor in a.anchors:
+        t = tables.gpu_cost_anchor(a, anchor, speed)
+        out[anchor.id] = t["transferred_usd_per_mtok"]
+        out[f"{anchor.id}_detail"] = t
+    out["margin_bound"] = (1 - a.num("finance.api_gross_margin")) * a.num(
+        "tiers.standard.price_per_mtok_usd"
+    )
+    full = a.with_overrides([("fleet.avoidable_share", "1")])
+    out["model_at_avoidable_share_1"] = float(evaluate(full, detail=False).gpu_cost_standard[0])
+    out["model"] = float(r.gpu_cost_standard[0])
+    return out
+
+
+REPORTED_TERMS = "reported_terms"
+
+
+def terms_of(a: Assumptions) -> dict[str, Any]:
+    """A contract's terms and the answer on them: value, MW, term, rate, payment basis,
+    delivered share; NPV, the ultrafast business's NPV, both paybacks."""
+    r = evaluate(a, detail=False)
+    uf = evaluate(a.with_overrides([(k, "0") for k in NO_MOVED]), detail=False)
+    v, mw, T = (a.num(k) for k in ("contract.value_usd", "contract.mw", "contract.term_months"))
+    return {
+        "scenario": a.scenario,
+        "value_usd": v,
+        "mw": mw,
+        "term_months": T,
+        "rate_usd_per_mw_month": v / (mw * T),
+        "payment": a.values["contract.payment"],
+        "delivered_share": a.num("contract.delivered_share"),
+        "tranche_mw": a.values.get("contract.tranche_mw"),
+        "npv_usd": float(r.npv[0]),
+        "npv_ultrafast_only_usd": float(uf.npv[0]),
+        "payback_months": float(r.payback_months[0]),
+        "cash_payback_months": float(r.cash_payback_months[0]),
+        "never_cash_negative": bool(r.cumulative_cash_only[0].min() >= 0),
+    }
+
+
+NO_MOVED = ("capacity.movable_share", "capacity.internal_batch_tokens_per_month")
+
+
+def reported_terms(a: Assumptions) -> dict[str, Any] | None:
+    """The articles' terms (this run) beside the publicly reported ones (scenario
+    reported_terms applied to this run's data and settings; section V4.1); None where the data
+    have no such scenario or this run is it."""
+    if REPORTED_TERMS not in a.scenario_names() or a.scenario == REPORTED_TERMS:
+        return None
+    return {"this_run": terms_of(a), "reported": terms_of(a.with_scenario(REPORTED_TERMS))}
+
+
+def worth_sections(a: Assumptions, r: Results) -> dict[str, Any]:
+    """What the capacity is worth (section V4): the two businesses, the break-evens, the
+    ultrafast business's best size at the contract's rate, the fleet-plan grid and the GPU
+    cost's anchors."""
+    from econ import worth
+
+    two = worth.two_businesses(a, float(r.npv[0]))
+    uf = worth.ultrafast_only(a)
+    return {
+        "reported_terms": reported_terms(a),
+        "npv_ultrafast_only_usd": two["npv_ultrafast_only_usd"],
+        "npv_capacity_increment_usd": two["npv_capacity_increment_usd"],
+        "breakevens": worth.breakevens(a),
+        # the plausible range of each break-even key: its sensitivity range where sampled, the
+        # fleet-plan grid's span for the plan keys (section V4.3)
+        "plausible_ranges": {
+            **{s_.key: [s_.low, s_.high] for s_ in a.sensitivity},
+            "fleet.avoidable_share": [min(worth.AVOIDABLE_GRID), max(worth.AVOIDABLE_GRID)],
+            "capacity.movable_share": [min(worth.MOVABLE_GRID), max(worth.MOVABLE_GRID)],
+        },
+        "ultrafast_business_size_at_rate": size_at_rate(uf),
+        "fleet_plan_grid": worth.fleet_plan_grid(a),
+        "gpu_cost_anchors": gpu_cost_anchors(a, r),
+        # V4.6: the NPV with prices and GPU costs held flat, beside the default
+        "npv_no_decline_usd": float(
+            evaluate(
+                a.with_overrides(
+                    [("market.price_decline_per_year", "0"), ("hardware.gpu_cost_decline_per_year", "0")]
+                ),
+                detail=False,
+            ).npv[0]
+        ),
+        "price_decline_per_year": a.num("market.price_decline_per_year"),
+        "gpu_cost_decline_per_year": a.num("hardware.gpu_cost_decline_per_year"),
+        "moved_traffic": {
+            "movable_share": a.num("capacity.movable_share"),
+            "internal_batch_tokens_per_month": a.num("capacity.internal_batch_tokens_per_month"),
+            "flexible_share_of_api": a.num("capacity.backfill_flexible_share"),
+            "free_tier_served": bool(a.num("free.served")),
+            "demand_no_deal_tokens_month_1": float(r.demand_no_deal_tokens[0, 0]),
+            "credited_tokens_month_1": float(r.credited_tokens[0, 0]),
+            "moved_demand_cap_tokens_month_1": float(r.moved_demand_cap_tokens[0, 0]),
+        },
+    }
 
 
 def data_sha256(a: Assumptions) -> str:

@@ -11,6 +11,7 @@ before it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
@@ -26,8 +27,14 @@ from econ.assumptions import (
     unknown_key_message,
 )
 from econ.compute import capacity as cap
-from econ.compute import cost, physics
-from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLION
+from econ.compute import cost, physics, tables, transfer
+from econ.constants import (
+    HOURS_PER_MONTH,
+    KW_PER_MW,
+    SECONDS_PER_MONTH,
+    SECONDS_PER_WEEK,
+    TOKENS_PER_MILLION,
+)
 from econ.payback import annualise, irr, payback_month, running_last_negative, terminal_value
 from econ.revenue import allocation, choice, quota
 from econ.revenue import revenue as rev
@@ -152,26 +159,35 @@ def _check_fast(rule, arr: Array) -> Array:
 # at or below CEILING_MARGIN x the platform's per-user ceiling (the envelope is 0 AT the ceiling).
 SERVED_GRID = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 CEILING_MARGIN = 0.9
+# The grid of regimes x = s / ceiling on which the transferred curve's hull is taken where a
+# platform's realisation rises with x (section V4.5): the hull's values there, interpolated in
+# x, never fall as users ask for less speed.
+HULL_X = tuple(float(x) for x in np.geomspace(0.01, 1.0, 25))
 
 
 @dataclass(frozen=True)
 class Capacity:
-    """What the contract serves and what the GPU fleet costs (sections 0.1, 3.5), each (N,)
-    unless monthly (H, N).
+    """What the contract serves and what a token crossing the GPU-fleet boundary is worth
+    (sections 0.1, 3.5, V4.3-V4.5), each (N,) unless monthly (H, N).
 
-    t: month numbers (H, 1); term T; mw_online MW_t (H, N) [MW]; served {tier: speed}
-    [tokens/s/user] (ultrafast on the contract platform, standard and fast on the GPU
-    platform); multiplier: the ultrafast tier's served multiplier (NaN where not offered);
-    offered: whether the contract platform serves the ultrafast tier; throughput_ultrafast
-    Thr*(s_u) (0 where not offered) and throughput_standard Thr*(s_std) on the contract
-    [tokens/s/MW]; ceiling_contract, ceiling_gpu [tokens/s/user]; gpu_cost {standard, fast}
-    g$ [USD per 1M output tokens]; gpu_cost_set: the override is in force; eta {platform:
-    realisation factor} (transferred basis); streams C_t (H, N) [peak streams at s_u].
+    t: month numbers (H, 1); term T; mw_online MW_t delivered (H, N) [MW]; mw_scheduled the
+    contracted schedule (H, N) [MW]; served {tier: speed} [tokens/s/user] (ultrafast on the
+    contract platform, standard and fast on the GPU platform); multiplier: the ultrafast tier's
+    served multiplier (NaN where not offered); offered: whether the contract platform serves the
+    ultrafast tier; throughput_ultrafast Thr*(s_u) (0 where not offered) and throughput_standard
+    Thr*(s_std) on the contract [tokens/s/MW]; ceiling_contract, ceiling_gpu [tokens/s/user];
+    gpu_cost {standard, fast}: v_i, the value of a peak-shaped token crossing the GPU-fleet
+    boundary [USD per 1M output tokens]; gpu_cost_flexible: v_f of a flexible (trough-filling)
+    standard token; gpu_cost_set: the override is in force; eta {platform.tier: realisation
+    factor} (transferred basis); streams C_t (H, N) [peak streams at s_u]; fleet: the
+    GPU-hour's value and its parts (lambda, rent, energy, GPU-hours per 1M tokens h_i, the GPU
+    fleet's throughput at the served speeds, the margin bound, the clamps' flags).
     """
 
     t: Array
     term: Array
     mw_online: Array
+    mw_scheduled: Array
     served: dict[str, Array]
     multiplier: Array
     offered: Array
@@ -180,9 +196,11 @@ class Capacity:
     ceiling_contract: Array
     ceiling_gpu: Array
     gpu_cost: dict[str, Array]
+    gpu_cost_flexible: Array
     gpu_cost_set: bool
     eta: dict[str, Array]
     streams: Array
+    fleet: dict[str, Array]
 
 
 def data_throughput(p: Params, plat: str, speed: Array) -> Array:
@@ -205,111 +223,79 @@ def data_throughput(p: Params, plat: str, speed: Array) -> Array:
         raise AssumptionError(f"tier speed: {exc}") from None
 
 
-def _base_get(a: Assumptions):
-    """A getter of the data files' values (before --set and scenarios), None where blank."""
-    return lambda k: np.array([float(a.base[k])]) if k in a.base else None
-
-
-_DATA_CACHE: dict[tuple, object] = {}
-
-
-def _cached(a: Assumptions, name: str, plat: str, compute):
-    """A value that depends on the data files alone (a.base), computed once per data."""
-    key = (id(a.base), name, plat)
-    hit = _DATA_CACHE.get(key)
-    if hit is not None and hit[0] is a.base:
-        return hit[1]
-    if len(_DATA_CACHE) > 256:
-        _DATA_CACHE.clear()
-    value = compute()
-    _DATA_CACHE[key] = (a.base, value)
-    return value
-
-
 def stage_cap(a: Assumptions, plat: str) -> float:
-    """k_cap of a platform: K_CAP_FACTOR x k_min of the served model on it, both at the base
-    data (fixed per run, so the stage candidates only grow as k_min falls; section 0.2)."""
-
-    def compute() -> float:
-        get = _base_get(a)
-        _, k_min = physics.layout(physics.model_from(get), physics.chip_from(get, plat))
-        return float(physics.K_CAP_FACTOR * k_min[0])
-
-    return _cached(a, "stage_cap", plat, compute)
+    """k_cap of a platform at the base data (econ.compute.transfer.stage_cap)."""
+    return transfer.stage_cap(a, plat)
 
 
-def measured_model(a: Assumptions, model_id: str) -> physics.ServedModel:
-    """A model of models.csv as a ServedModel (its base values)."""
-    v = a.base
-    g = lambda c: float(v[f"models.{model_id}.{c}"])  # noqa: E731
-    return physics.ServedModel(
-        params=g("params"),
-        bytes_per_param=g("bytes_per_param"),
-        active_param_share=g("active_share"),
-        kv_bytes_per_token=g("kv_bytes_per_token"),
-        context_tokens=g("context_tokens"),
-        speculative_speedup=g("speculative_speedup"),
-        layers=g("layers"),
-        d_model=g("d_model"),
-        prefill_tokens_per_output=g("prefill_tokens_per_output"),
-    )
-
-
-def measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
-    """The platform's sourced measurements (section 0.1): frontier points that name a model of
-    models.csv and whose source is not a Guesstimate, where the measured model's envelope at the
-    point's speed on the base hardware is positive: [(point id, Thr_data / Env_measured)], all
-    at the data files' values."""
-    return _cached(a, "measurements", plat, lambda: _measurements(a, plat))
-
-
-def _measurements(a: Assumptions, plat: str) -> list[tuple[str, float]]:
-    out = []
-    get = _base_get(a)
-    chip = physics.chip_from(get, plat)
-    for i in a.frontier_ids(plat):
-        mid = a.base.get(f"frontier.{i}.model")
-        src = a.entries[f"frontier.{i}.tokens_per_s_per_mw"].source
-        if mid is None or src.lower().startswith("guesstimate"):
-            continue
-        s = float(a.base[f"frontier.{i}.tokens_per_s_per_user"])
-        env = physics.envelope(
-            s,
-            measured_model(a, str(mid)),
-            chip,
-            float(a.base["facility.pue"]),
-            k_cap=stage_cap(a, plat),
-        ).throughput.item()
-        if env > 0:
-            out.append((i, float(a.base[f"frontier.{i}.tokens_per_s_per_mw"]) / env))
-    return out
-
-
-def realisation(p: Params, plat: str) -> Array:
-    """eta_p = min(1, geometric mean of Thr_data(s_i) / Env_measured(s_i; base hardware)) over
-    the platform's sourced measurements; 1 where it has none (section 0.1). A constant of the
-    data files (overrides of a measured point do not move it; frontier_scale does), (1,)."""
-    pts = measurements(p.a, plat)
-    if not pts:
-        return np.array([1.0])
-    return np.array([min(1.0, float(np.exp(np.mean([np.log(r) for _, r in pts]))))])
+def measurements(a: Assumptions, plat: str) -> list[transfer.Measurement]:
+    """The platform's sourced measurements (econ.compute.transfer.measurements)."""
+    return transfer.measurements(a, plat)
 
 
 def platform_throughput(
-    p: Params, plat: str, speed: Array, model: physics.ServedModel, eta: dict[str, Array]
+    p: Params,
+    plat: str,
+    speed: Array,
+    model: physics.ServedModel,
+    eta_out: dict[str, Array] | None = None,
+    tier: str = "",
 ) -> Array:
-    """Thr*_p(s) [tokens/s/MW] on the run's basis: the data curve, the served model's physics
-    envelope, or eta_p x frontier_scale_p x that envelope (transferred)."""
+    """Thr*_p(s) [tokens/s/MW] on the run's basis (sections 3.5, V4.4, V4.5): the data curve,
+    the served model's physics envelope, or eta_p(x) x frontier_scale_p x that envelope
+    (transferred), x = s / the served model's ceiling on the platform. Never falls as users
+    ask for less speed: the envelope serves a slower user faster where that gives more, and
+    where eta_p rises with x the transferred curve is replaced by its hull (the largest value
+    at any faster regime) on the grid HULL_X, interpolated in x. ``eta_out``, where given,
+    receives the factor at s under '<plat>.<tier>'."""
     basis = p.a.values["capacity.basis"]
     if basis == "data":
         return data_throughput(p, plat, speed)
     chip = physics.chip_from(p.get, plat)
-    env = physics.envelope(speed, model, chip, p("facility.pue"), k_cap=stage_cap(p.a, plat))
+    pue = p("facility.pue")
+    k_cap = transfer.stage_cap(p.a, plat)
+    env = physics.envelope(speed, model, chip, pue, k_cap=k_cap)
     if basis == "physics":
         return env.throughput
-    if plat not in eta:
-        eta[plat] = realisation(p, plat)
-    return eta[plat] * p(f"hardware.{plat}.frontier_scale") * env.throughput
+    eta = transfer.realisation(p.a, plat)
+    scale = p(f"hardware.{plat}.frontier_scale")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.asarray(speed, float) / env.ceiling
+    factor = eta(x)
+    if eta_out is not None and tier:
+        eta_out[f"{plat}.{tier}"] = np.array(factor, float)
+        eta_out[f"{plat}.{tier}.raw"] = np.array(eta.raw(x), float)
+    if eta.non_increasing:
+        return scale * factor * env.throughput
+    return scale * _hull(eta, x, env, model, chip, pue, k_cap)
+
+
+def _hull(eta, x: Array, env, model, chip, pue, k_cap) -> Array:
+    """The transferred curve's hull at regime x (section V4.5): on the grid HULL_X (and eta's
+    knots) the largest eta x envelope at that regime or any faster one, interpolated in x
+    (flat below the grid, where eta is flat too); never below the curve at s where s is on
+    the grid, never rising with s anywhere."""
+    grid = np.unique(np.concatenate([np.asarray(HULL_X), np.asarray(eta.x)]))
+    grid = grid[grid <= 1.0]
+    ceil = np.asarray(env.ceiling, float)
+    vals = np.stack(
+        [
+            eta(g) * physics.envelope(g * ceil, model, chip, pue, k_cap=k_cap).throughput
+            for g in grid
+        ]
+    )  # (J, N)
+    hull = np.maximum.accumulate(vals[::-1], axis=0)[::-1]
+    xs = np.broadcast_to(np.nan_to_num(x, nan=np.inf), np.broadcast_shapes(x.shape, ceil.shape))
+    n = hull.shape[1]
+    xs = np.broadcast_to(xs, (n,)) if xs.size in (1, n) else xs
+    # linear interpolation of each scenario's hull at its own x, vectorised
+    j = np.clip(np.searchsorted(grid, xs, side="right") - 1, 0, len(grid) - 2)
+    w = np.clip((xs - grid[j]) / (grid[j + 1] - grid[j]), 0.0, 1.0)
+    cols = np.arange(n)
+    h = hull[j, cols] * (1 - w) + hull[j + 1, cols] * w
+    below = xs < grid[0]
+    here = np.asarray(eta(x) * env.throughput, float)
+    return np.where(below, np.maximum(np.broadcast_to(here, h.shape), hull[0, cols]), h)
 
 
 def fastest_feasible(speed: Array, ceiling: Array, most: ArrayLike = 1.0) -> tuple[Array, Array]:
@@ -324,23 +310,63 @@ def fastest_feasible(speed: Array, ceiling: Array, most: ArrayLike = 1.0) -> tup
     return m_best, ~np.isnan(m_best)
 
 
-def gpu_cost_per_mw_month(p: Params, plat: str) -> Array:
-    """The GPU platform's cost per facility MW-month [USD]: its hourly rent (the opportunity cost
-    of freed GPUs), or the buy-side cost per delivered MW-month where it has none (4.3)."""
+def gpu_rent_per_hour(p: Params, plat: str) -> Array:
+    """r_m [USD per GPU-hour]: the GPU platform's hourly rent, the price of added capacity on
+    the deal's term (section V4.3), or the buy-side cost per delivered MW-month per GPU-hour
+    where it has none (4.3)."""
     rent = p.get(f"hardware.{plat}.rent_usd_per_hour")
     if rent is not None:
-        return cost.hourly_rent_per_mw_month(
-            rent, p(f"hardware.{plat}.power_kw"), p("facility.pue")
-        )
-    from econ.compute import tables
+        return rent
+    per_mw_month = tables.buy_per_mw_month(p.a, plat)
+    gpus_per_mw = KW_PER_MW / (p(f"hardware.{plat}.power_kw") * p("facility.pue"))
+    return per_mw_month / (HOURS_PER_MONTH * gpus_per_mw)
 
-    return np.array([tables.buy_per_mw_month(p.a, plat)])
+
+def gpu_cost_per_mw_month(p: Params, plat: str) -> Array:
+    """The GPU platform's cost per facility MW-month [USD] at its hourly rent r_m (4.3)."""
+    return cost.hourly_rent_per_mw_month(
+        gpu_rent_per_hour(p, plat), p(f"hardware.{plat}.power_kw"), p("facility.pue")
+    )
+
+
+def fleet_values(p: Params, gpu: str, thr: dict[str, Array]) -> dict[str, Array]:
+    """One value per freed GPU-hour and what a token crossing the GPU-fleet boundary is worth
+    (section V4.3), each (N,):
+
+    - h_i = 1e6 / (Thr_gpu(s_i) x 3600 / GPUs per facility MW) [GPU-hours per 1M tokens];
+    - e = power_kw x pue x buy.power_price_usd_per_kwh [USD per GPU-hour];
+    - lambda = a x r_m + (1 - a) x (sublet + e) [USD per GPU-hour];
+    - troughs filled: v_i = lambda x h_i / u_ops for every token (peak and trough hours are
+      worth the same); troughs idle: peak-shaped v_i = lambda x pta x h_i / u_ops + e x h_i
+      and flexible v_f = e x h_std.
+    """
+    power, pue = p(f"hardware.{gpu}.power_kw"), p("facility.pue")
+    gpus_per_mw = KW_PER_MW / (power * pue)
+    r_m = gpu_rent_per_hour(p, gpu)
+    energy = power * pue * p("buy.power_price_usd_per_kwh")
+    a = p("fleet.avoidable_share")
+    lam = a * r_m + (1.0 - a) * (p("fleet.sublet_usd_per_gpu_hour") + energy)
+    u_ops = p("fleet.ops_utilization")
+    out = {"lambda": lam, "rent": r_m, "energy": energy, "gpus_per_mw": gpus_per_mw}
+    idle = p.a.values["fleet.troughs"] == "idle"
+    pta = p("usage.peak_to_average")
+    for i, x in thr.items():
+        with np.errstate(divide="ignore"):
+            h = TOKENS_PER_MILLION * gpus_per_mw / (x * 3600.0)
+        out[f"h.{i}"] = h
+        out[f"v.{i}"] = lam * pta * h / u_ops + energy * h if idle else lam * h / u_ops
+        # the same at a = 1 (every freed GPU-hour replaces an added one): the prior predictive
+        # the anchors are compared with (section V4.8)
+        out[f"v_full.{i}"] = r_m * pta * h / u_ops + energy * h if idle else r_m * h / u_ops
+    out["v_flexible"] = energy * out["h.standard"] if idle else out["v.standard"]
+    return out
 
 
 def online_mw(p: Params, t: Array, mw: ArrayLike) -> Array:
-    """MW_t [MW] of a contract of ``mw`` MW in months ``t``: in tranches where
+    """MW_t [MW] of a contract of ``mw`` MW in months ``t`` as scheduled: in tranches where
     contract.tranche_mw is set (section 0.3), else on the linear ramp (section 4.1); 0 after
-    the term. The one schedule every command uses (``mw`` broadcasts against ``t``)."""
+    the term. The one schedule every command uses (``mw`` broadcasts against ``t``); the MW
+    delivered are contract.delivered_share of it (section V4.5)."""
     term = p.row("contract.term_months")
     if "contract.tranche_mw" in p.a.values:
         return cap.tranche_online(
@@ -351,13 +377,15 @@ def online_mw(p: Params, t: Array, mw: ArrayLike) -> Array:
 
 def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     """MW online; served speeds; Thr* at the served ultrafast and standard speeds on the
-    contract; the GPU cost per token of the standard and fast tiers (sections 0.1, 3.5).
-    ``most``: the largest served multiplier the ultrafast tier may take, scalar or (N,)."""
+    contract; the value of a token crossing the GPU-fleet boundary, by tier (sections 0.1,
+    3.5, V4.3-V4.5). ``most``: the largest served multiplier the ultrafast tier may take,
+    scalar or (N,)."""
     a = p.a
     H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
     term = p.row("contract.term_months")
-    mw_online = online_mw(p, t, p.row("contract.mw"))
+    scheduled = online_mw(p, t, p.row("contract.mw"))
+    mw_online = scheduled * p.row("contract.delivered_share")
     basis = a.values["capacity.basis"]
     plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
     model = physics.model_from(p)
@@ -369,36 +397,52 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     if basis == "data":
         mult, offered = np.ones(1), np.ones(1, bool)
     else:
-        if gpu_set is None:  # the GPU side follows the served model (0.1)
-            for i in ("standard", "fast"):
-                m, ok = fastest_feasible(tier_speed[i], ceil_g)
-                served[i] = np.where(ok, tier_speed[i] * m, CEILING_MARGIN * ceil_g)
+        for i in ("standard", "fast"):  # the GPU side follows the served model (0.1)
+            m, ok = fastest_feasible(tier_speed[i], ceil_g)
+            served[i] = np.where(ok, tier_speed[i] * m, CEILING_MARGIN * ceil_g)
         mult, offered = fastest_feasible(tier_speed["ultrafast"], ceil_c, most)
         served["ultrafast"] = np.where(
             offered, tier_speed["ultrafast"] * mult, tier_speed["ultrafast"]
         )
     eta: dict[str, Array] = {}
-    thr_u = np.where(offered, platform_throughput(p, plat, served["ultrafast"], model, eta), 0.0)
-    thr_b = platform_throughput(p, plat, served["standard"], model, eta)
+    thr_u = np.where(
+        offered, platform_throughput(p, plat, served["ultrafast"], model, eta, "ultrafast"), 0.0
+    )
+    thr_b = platform_throughput(p, plat, served["standard"], model, eta, "standard")
+    # the GPU fleet's throughput at the served speeds (not needed where the override sets the
+    # value of a token: NaN there)
+    thr_g = {
+        i: np.full(1, np.nan)
+        if gpu_set is not None
+        else platform_throughput(p, gpu, served[i], model, eta, i)
+        for i in ("standard", "fast")
+    }
+    fleet = fleet_values(p, gpu, thr_g)
+    fleet.update({f"thr.{i}": x for i, x in thr_g.items()})
+    margin = 1.0 - p("finance.api_gross_margin")
+    g_cost, clamped = {}, {}
+    for i in ("standard", "fast"):
+        price = p(f"tiers.{i}.price_per_mtok_usd")
+        fleet[f"margin_bound.{i}"] = margin * price  # a check printed beside v_i, not a clamp
+        if gpu_set is not None:
+            g_cost[i] = gpu_set
+            continue
+        # the one clamp that remains: a token's value to the fleet is at most its list price
+        # (a lab would turn away demand that costs more to serve); its binding share is reported
+        v = fleet[f"v.{i}"]
+        clamped[i] = ~(v <= price)
+        g_cost[i] = np.where(clamped[i], price, v)
     if gpu_set is not None:
-        g_cost = {"standard": gpu_set, "fast": gpu_set}
+        v_flex = gpu_set
     else:
-        per_mw = gpu_cost_per_mw_month(p, gpu) * TOKENS_PER_MILLION
-        util = p("capacity.gpu_fleet_utilization")
-        g_cost = {}
-        keep = 1.0 - p("finance.api_gross_margin")
-        for i in ("standard", "fast"):
-            thr = platform_throughput(p, gpu, served[i], model, eta)
-            with np.errstate(divide="ignore"):
-                derived = per_mw / (thr * SECONDS_PER_MONTH * util)
-            # the public gross margin bounds what a token can cost the lab: where the physics
-            # of a draw says more, the public figure wins (section 0.1)
-            g_cost[i] = np.minimum(derived, keep * p(f"tiers.{i}.price_per_mtok_usd"))
+        v_flex = np.minimum(fleet["v_flexible"], g_cost["standard"])
+        fleet.update({f"clamped.{i}": f.astype(float) for i, f in clamped.items()})
     streams = cap.streams(mw_online, thr_u, served["ultrafast"])
     return Capacity(
         t,
         term,
         mw_online,
+        scheduled,
         served,
         mult,
         offered,
@@ -407,20 +451,24 @@ def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
         ceil_c,
         ceil_g,
         g_cost,
+        v_flex,
         gpu_set is not None,
         eta,
         streams,
+        fleet,
     )
 
 
 def rent_stage(p: Params, c: Capacity) -> Array:
-    """R_t [USD] (H, N): pay as delivered or flat (4.1)."""
+    """R_t [USD] (H, N): as delivered or take-or-pay (4.1, V4.5)."""
+    pad = cost.pays_as_delivered(str(p.a.values["contract.payment"]))
     return cost.rent(
         c.t,
-        c.mw_online,
+        c.mw_scheduled,
         p.row("contract.value_usd"),
         c.term,
-        p.row("contract.pay_as_delivered"),
+        pad,
+        p.row("contract.delivered_share"),
     )
 
 
@@ -429,9 +477,12 @@ class Demand:
     """Per-user demand and the API market (5.1, 5.2, 0.4), time-major (H, N).
 
     efficiency e_t [-]; phi {tier: (N,)} [-] at the served speeds; plus_pool N_t [users];
-    plus_hits / pro_hits {tier: SF} [share]; w_* [tokens/user-week]; api the logit's market
-    (choice.Choice); api_wanted V_t [tokens/month]; usage {plan: (median weekly tokens mu,
-    weekly quota c)} at the standard tier [tokens/week], rows (1, N).
+    plus_hits / pro_hits {tier: SF} [share] (ultrafast: an adopter's mixed burn); w_*
+    [tokens/user-week] (ultrafast: the adopter's ultrafast tokens; Pro: the mix of the Pro
+    tiers); api the logit's market (choice.Choice); api_wanted V_t [tokens/month]; usage
+    {plan: (median weekly tokens mu, weekly quota c)} at the standard tier [tokens/week], rows
+    (1, N); mix the adopter's mixed burn (:func:`ultrafast_mix`); lower_logs / lower_hits the
+    lower Pro tier's (None without it); price_index pi_t and cost_index c_t (H, 1) or (H, N).
     """
 
     efficiency: Array
@@ -448,6 +499,11 @@ class Demand:
     api: choice.Choice
     api_wanted: Array
     usage: dict[str, tuple[Array, Array]]
+    mix: dict[str, Array]
+    lower_logs: dict[str, Array] | None
+    lower_hits: dict[str, Array] | None
+    price_index: Array
+    cost_index: Array
 
 
 def plan_usage(p: Params, plan: str) -> tuple[Array, Array]:
@@ -461,6 +517,26 @@ def plan_usage(p: Params, plan: str) -> tuple[Array, Array]:
     return mean * np.exp(-0.5 * sigma * sigma), p.row(f"plans.{plan}.weekly_quota_queries") * tpq
 
 
+def has_lower_pro(a: Assumptions) -> bool:
+    """Whether the data have the lower Pro tier (plans.csv row pro_lower; section V4.7)."""
+    return "plans.pro_lower.price_usd_month" in a.values
+
+
+def ultrafast_mix(p: Params, phi: dict[str, Array]) -> dict[str, Array]:
+    """An adopter's mixed burn (section V4.7): usage.ultrafast_query_share q of their queries
+    at the ultrafast tier, the rest at standard. Rows (1, N): the speed factor of their demand
+    phi_mix = q phi_u + (1 - q) phi_s; the quota units a token burns, b = (q phi_u m_u + (1 - q)
+    phi_s m_s) / phi_mix; the ultrafast share of their tokens, q phi_u / phi_mix."""
+    q = p.row("usage.ultrafast_query_share")
+    phi_u, phi_s = phi["ultrafast"][None, :], phi["standard"][None, :]
+    mix = q * phi_u + (1.0 - q) * phi_s
+    burn = (
+        q * phi_u * p.row("tiers.ultrafast.usage_multiplier")
+        + (1.0 - q) * phi_s * p.row("tiers.standard.usage_multiplier")
+    ) / mix
+    return {"phi": mix, "burn": burn, "ultrafast_share": q * phi_u / mix}
+
+
 def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
     t, row = c.t, p.row
     log_e = quota.log_token_efficiency(row("usage.token_efficiency_gain_annual"), t)
@@ -470,13 +546,22 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
     tiers = p.a.tier_ids()
     phi = {i: quota.speed_factor(c.served[i], s_std, el) for i in tiers}
     sigma = row("usage.demand_sigma")
-    usage = {plan: plan_usage(p, plan) for plan in ("plus", "pro")}
+    lower = has_lower_pro(p.a)
+    plans = ("plus", "pro", "pro_lower") if lower else ("plus", "pro")
+    usage = {plan: plan_usage(p, plan) for plan in plans}
+    mix = ultrafast_mix(p, phi)
+
+    def burn_and_phi(tier: str) -> tuple[Array, Array]:
+        """The quota units a token burns and the demand's speed factor at a tier; the
+        ultrafast 'tier' is an adopter's mixed burn."""
+        if tier == "ultrafast":
+            return mix["burn"], mix["phi"]
+        return row(f"tiers.{tier}.usage_multiplier"), phi[tier][None, :]
 
     def logs(plan: str, tier: str) -> Array:
         median, quota_tokens = usage[plan]
-        return quota.log_quota_over_median(
-            quota_tokens, row(f"tiers.{tier}.usage_multiplier"), median, phi[tier][None, :], log_e
-        )
+        burn, ph = burn_and_phi(tier)
+        return quota.log_quota_over_median(quota_tokens, burn, median, ph, log_e)
 
     # The ultrafast tier exists only in the term: without detail (the Monte Carlo, goal seek)
     # its normal CDFs are evaluated for the term's months alone, zero after (where its
@@ -494,18 +579,34 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         return out
 
     def served(plan: str, tier: str, ell: Array, hit: Array) -> Array:
-        mu = usage[plan][0] * phi[tier][None, :] * e
+        """Tokens a user-week at the tier; at ultrafast, the adopter's ultrafast tokens (their
+        mixed demand truncated at the quota, times the ultrafast share)."""
+        mu = usage[plan][0] * burn_and_phi(tier)[1] * e
         if not cut(tier, ell.shape[0]):
-            return quota.tokens_served(mu, ell, sigma, hit)
-        out = np.zeros(np.broadcast_shapes(mu.shape, ell.shape, sigma.shape))
-        out[:in_term] = quota.tokens_served(mu[:in_term], ell[:in_term], sigma, hit[:in_term])
-        return out
+            w = quota.tokens_served(mu, ell, sigma, hit)
+        else:
+            w = np.zeros(np.broadcast_shapes(mu.shape, ell.shape, sigma.shape))
+            w[:in_term] = quota.tokens_served(mu[:in_term], ell[:in_term], sigma, hit[:in_term])
+        return w * mix["ultrafast_share"] if tier == "ultrafast" else w
 
     plus_l = {i: logs("plus", i) for i in tiers}
     plus_hits = {i: hit_share(plus_l[i], i) for i in tiers}
     pro_tiers = tiers if detail else ("standard", "ultrafast")
     pro_l = {i: logs("pro", i) for i in pro_tiers}
     pro_hits = {i: hit_share(pro_l[i], i) for i in pro_tiers}
+    w_pro_u = served("pro", "ultrafast", pro_l["ultrafast"], pro_hits["ultrafast"])
+    w_pro_s = served("pro", "standard", pro_l["standard"], pro_hits["standard"])
+    lower_l = lower_hits = None
+    if lower:
+        # the Pro stock is a mix of the two Pro tiers (section V4.7): their usage mixed by
+        # conversion.lower_pro_share
+        ls = row("conversion.lower_pro_share")
+        lower_l = {i: logs("pro_lower", i) for i in pro_tiers}
+        lower_hits = {i: hit_share(lower_l[i], i) for i in pro_tiers}
+        w_low_u = served("pro_lower", "ultrafast", lower_l["ultrafast"], lower_hits["ultrafast"])
+        w_low_s = served("pro_lower", "standard", lower_l["standard"], lower_hits["standard"])
+        w_pro_u = (1.0 - ls) * w_pro_u + ls * w_low_u
+        w_pro_s = (1.0 - ls) * w_pro_s + ls * w_low_s
     plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
         (t - 1.0) * np.log1p(row("market.mau_growth_monthly"))
     )
@@ -525,13 +626,30 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         plus_hits=plus_hits,
         pro_hits=pro_hits,
         w_plus_ultrafast=served("plus", "ultrafast", plus_l["ultrafast"], plus_hits["ultrafast"]),
-        w_pro_ultrafast=served("pro", "ultrafast", pro_l["ultrafast"], pro_hits["ultrafast"]),
+        w_pro_ultrafast=w_pro_u,
         w_plus_standard=served("plus", "standard", plus_l["standard"], plus_hits["standard"]),
-        w_pro_standard=served("pro", "standard", pro_l["standard"], pro_hits["standard"]),
+        w_pro_standard=w_pro_s,
         api=api,
         api_wanted=wanted,
         usage=usage,
+        mix=mix,
+        lower_logs=lower_l,
+        lower_hits=lower_hits,
+        price_index=price_index(p, t),
+        cost_index=cost_index(p, t),
     )
+
+
+def price_index(p: Params, t: Array) -> Array:
+    """pi_t = (1 - market.price_decline_per_year)^((t - 1) / 12): the served tier's public
+    price path as successors replace it (section V4.6), (H, 1) or (H, N)."""
+    return np.exp((t - 1.0) / 12.0 * np.log1p(-p.row("market.price_decline_per_year")))
+
+
+def cost_index(p: Params, t: Array) -> Array:
+    """c_t = (1 - hardware.gpu_cost_decline_per_year)^((t - 1) / 12): the GPU cost of a token
+    of the served model as hardware generations and software improve (section V4.6)."""
+    return np.exp((t - 1.0) / 12.0 * np.log1p(-p.row("hardware.gpu_cost_decline_per_year")))
 
 
 def api_market(p: Params, c: Capacity) -> choice.Choice:
@@ -581,6 +699,8 @@ class Adoption:
     api_served: Array
     backfill_peak: Array
     backfill_flexible: Array
+    free_moved: Array
+    propensity_capped: Array
     parts: dict[str, Array] | None = None
 
 
@@ -591,14 +711,44 @@ def subscriber_margin(p: Params, c: Capacity, dem: Demand) -> Array:
     extra_tokens = (dem.w_pro_standard - dem.w_plus_standard) * (
         SECONDS_PER_MONTH / SECONDS_PER_WEEK
     )
-    step = p.row("plans.pro.price_usd_month") - p.row("plans.plus.price_usd_month")
-    return step * keep - extra_tokens * c.gpu_cost["standard"][None, :] / TOKENS_PER_MILLION
+    step = pro_price(p) - p.row("plans.plus.price_usd_month")
+    g_std = c.gpu_cost["standard"][None, :] * dem.cost_index
+    return step * keep - extra_tokens * g_std / TOKENS_PER_MILLION
+
+
+def pro_price(p: Params, ref: bool = False) -> Array:
+    """The price an upgrade pays (section V4.7): the two Pro tiers' prices mixed by
+    conversion.lower_pro_share (the Pro price alone without the lower tier), a row (1, N);
+    ``ref`` the reference prices at which today's flows are observed."""
+    col = "price_ref_usd_month" if ref else "price_usd_month"
+    top = p.row(f"plans.pro.{col}")
+    if not has_lower_pro(p.a):
+        return top
+    share = p.row("conversion.lower_pro_share")
+    return (1.0 - share) * top + share * p.row(f"plans.pro_lower.{col}")
+
+
+def price_factor(p: Params, propensity: Array) -> Array:
+    """pf, the upgrade flows at the Pro price relative to the reference price (section V4.7):
+    a binary logit per cap event, s(p) = 1 / (1 + exp(-(alpha - beta p))), at the reference
+    price the derived propensity s_r; its point elasticity there beta p_r (1 - s_r) is
+    conversion.pro_price_elasticity. pf = s(p) / s_r = 1 / (s_r + (1 - s_r) exp(beta (p - p_r)))
+    (p the mix price of the Pro tiers), (N,)."""
+    p_now, p_ref = pro_price(p)[0], pro_price(p, ref=True)[0]
+    s_r = np.clip(propensity, 0.0, 1.0 - 1e-12)
+    beta = p("conversion.pro_price_elasticity") / (p_ref * (1.0 - s_r))
+    return 1.0 / (s_r + (1.0 - s_r) * np.exp(beta * (p_now - p_ref)))
 
 
 def uses(p: Params, c: Capacity, dem: Demand) -> dict[str, Array]:
-    """The other uses' caps [average MW] (H, N) and values [USD per average MW-month] (N,) in
-    the monthly allocation, and the tokens a month one average MW carries at the ultrafast
-    and standard speeds, per_mw_u and per_mw_b (N,) (section 0.2)."""
+    """The other uses' demand [average MW or tokens/month] (H, N) and values [USD per average
+    MW-month] (N,) in the monthly allocation, and the tokens a month one average MW carries at
+    the ultrafast and standard speeds, per_mw_u and per_mw_b (N,) (sections 0.2, V4.2, V4.3).
+
+    The API's part of the moved traffic: its standard and fast demand without the deal
+    (the logit's market at the no-deal shares, times e_t) and the lab tokens the ultrafast
+    tier diverts (V_t x (D_s + D_f)); the free tier's use of the served model where served;
+    the lab's internal batch work I_t in the term."""
     row = p.row
     per_mw_u = c.throughput_ultrafast * SECONDS_PER_MONTH  # at s_u
     per_mw_b = c.throughput_standard * SECONDS_PER_MONTH
@@ -608,26 +758,62 @@ def uses(p: Params, c: Capacity, dem: Demand) -> dict[str, Array]:
         out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
         where=per_mw_u[None, :] > 0,
     )
-    g_std = c.gpu_cost["standard"]
-    volume = np.where(
-        c.t <= c.term, row("capacity.backfill_tokens_per_month") * dem.efficiency, 0.0
+    api = dem.api
+    api_demand = (api.market * (api.no_deal_standard + api.no_deal_fast))[None, :] * (
+        dem.efficiency
     )
-    # peak-shaped: the standard traffic itself; flexible: batch work (evaluations, synthetic data,
-    # offline inference) on top of it, a share of its volume (section 0.2's reading)
-    flex = row("capacity.backfill_flexible_share")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bp_cap = np.where(per_mw_b > 0, volume / per_mw_b, 0.0)
-        bf_cap = np.where(per_mw_b > 0, volume * flex / per_mw_b, 0.0)
+    api_credited = dem.api_wanted * (api.diversion_standard + api.diversion_fast)[None, :]
+    in_term = c.t <= c.term
+    batch = np.where(in_term, row("capacity.internal_batch_tokens_per_month"), 0.0)
     return {
         "per_mw_u": per_mw_u,
         "per_mw_b": per_mw_b,
         "api_cap": api_cap,
-        "backfill_peak_cap": bp_cap,
-        "flexible_cap": bf_cap,
-        "rho_api": dem.api.margin * per_mw_u / TOKENS_PER_MILLION,
-        "rho_backfill": g_std * per_mw_b / TOKENS_PER_MILLION,
-        "rho_flexible": p("capacity.flexible_value_share") * g_std * per_mw_b / TOKENS_PER_MILLION,
+        "api_demand": api_demand,
+        "api_credited": api_credited,
+        "free_demand": free_demand(p, c, dem),
+        "internal_batch": batch,
+        # each month's values (section V4.6): API prices follow pi_t, GPU costs c_t
+        "api_margin": api_margin_monthly(p, dem),
+        "rho_api": api_margin_monthly(p, dem) * per_mw_u[None, :] / TOKENS_PER_MILLION,
+        "rho_backfill": c.gpu_cost["standard"][None, :]
+        * dem.cost_index
+        * per_mw_b[None, :]
+        / TOKENS_PER_MILLION,
+        "rho_free": row("free.alternative_cost_per_mtok_usd")
+        * dem.cost_index
+        * per_mw_b[None, :]
+        / TOKENS_PER_MILLION,
+        "rho_flexible": c.gpu_cost_flexible[None, :]
+        * dem.cost_index
+        * per_mw_b[None, :]
+        / TOKENS_PER_MILLION,
     }
+
+
+def api_margin_monthly(p: Params, dem: Demand) -> Array:
+    """m_u,t [USD per 1M tokens] (H, N): the margin of an ultrafast token in month t with every
+    API price at pi_t of its list and every GPU cost at c_t (section V4.6):
+    (1 - f) pi_t (p_u - sum D_j p_j) + c_t sum D_j v_j."""
+    keep = 1.0 - p.row("finance.variable_cost_share")
+    api = dem.api
+    return (
+        keep * dem.price_index * api.revenue_per_token[None, :]
+        + dem.cost_index * api.gpu_avoided_per_token[None, :]
+    )
+
+
+def free_demand(p: Params, c: Capacity, dem: Demand) -> Array:
+    """The free tier's use of the served model [output tokens/month] (H, N) (section V4.2):
+    free users (MAU_t less the Plus pool) x DAU/MAU x min(queries a day, the flagship
+    allowance) x tokens a query x days a month x e_t, where free.served is 1; else 0."""
+    row = p.row
+    mau = row("market.mau") * np.exp((c.t - 1.0) * np.log1p(row("market.mau_growth_monthly")))
+    users = np.maximum(mau - dem.plus_pool, 0.0)
+    queries = np.minimum(row("free.queries_per_day"), row("free.flagship_queries_per_day"))
+    days = SECONDS_PER_MONTH / 86_400.0
+    tokens = row("free.dau_per_mau") * queries * row("usage.output_tokens_per_query") * days
+    return row("free.served") * users * tokens * dem.efficiency
 
 
 def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) -> Adoption:
@@ -643,10 +829,11 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         p("conversion.capped_share_of_upgrades"),
         p("conversion.max_capped_propensity"),
     )
-    pf = np.exp(
-        -p("conversion.pro_price_elasticity")
-        * np.log(p("plans.pro.price_usd_month") / p("plans.pro.price_ref_usd_month"))
+    # where the cap on the derived propensity binds (a clamp the Monte Carlo reports: V4.3)
+    prop_capped = np.asarray(prop >= p("conversion.max_capped_propensity"), float) * np.asarray(
+        prop > 0, float
     )
+    pf = price_factor(p, prop)
     burn = np.exp(
         p("usage.adoption_burn_elasticity")
         * np.log(p("usage.adoption_ref_multiplier") / p("tiers.ultrafast.usage_multiplier"))
@@ -682,18 +869,27 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         speed_ultrafast=c.served["ultrafast"],
         throughput_ultrafast=c.throughput_ultrafast,
         phi_ultrafast=dem.phi["ultrafast"],
-        gpu_cost_standard=c.gpu_cost["standard"],
+        lift_weight=p("conversion.voluntary_cap_hit_weight"),
+        gpu_cost_standard=c.gpu_cost["standard"][None, :] * dem.cost_index,
         hit_standard=dem.plus_hits["standard"],
         hit_fast=dem.plus_hits["fast"],
         hit_ultrafast=dem.plus_hits["ultrafast"],
         w_plus_ultrafast=dem.w_plus_ultrafast,
         w_pro_ultrafast=dem.w_pro_ultrafast,
+        w_plus_standard=dem.w_plus_standard,
+        w_pro_standard=dem.w_pro_standard,
         mw_online=c.mw_online,
         api_cap=u["api_cap"],
         api_value=u["rho_api"],
-        backfill_peak_cap=u["backfill_peak_cap"],
+        api_demand=u["api_demand"],
+        api_credited=u["api_credited"],
+        free_demand=u["free_demand"],
+        internal_batch=u["internal_batch"],
+        movable_share=p("capacity.movable_share"),
+        flexible_share=p("capacity.backfill_flexible_share"),
+        per_mw_standard=per_mw_b,
         backfill_value=u["rho_backfill"],
-        flexible_cap=u["flexible_cap"],
+        free_value=u["rho_free"],
         flexible_value=u["rho_flexible"],
         # W_t is at month 0; the other uses' values are month-t money: compare them in month t
         pro_value=W / d,
@@ -713,6 +909,8 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         api_served=path.mw_api * per_mw_u[None, :],
         backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
         backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
+        free_moved=path.mw_free * per_mw_b[None, :],
+        propensity_capped=prop_capped,
         parts=parts,
     )
 
@@ -724,8 +922,9 @@ class Revenue:
     incremental_pro dP_t [users]; subscription sub_t and api api_t (fee-bearing) [USD];
     api_gpu: the GPU cost the diverted API tokens no longer take [USD]; subscriber_streams
     a_u A_t peak_to_average [peak streams]; adopter_tokens a_u A_t s_u SECONDS_PER_MONTH
-    [tokens/month]; backfill Bf_t (peak-shaped + flexible) [tokens/month]; moved / added
-    [tokens/month]; gpu gpu_t [USD].
+    [tokens/month]; backfill Bf_t, the moved traffic carried (peak-shaped, flexible and the
+    free tier's) [tokens/month]; moved / added [tokens/month]; gpu gpu_t [USD]; backfill_usd
+    the GPU cost the moved traffic saves (part of gpu_t) [USD].
     """
 
     incremental_pro: Array
@@ -738,32 +937,39 @@ class Revenue:
     moved: Array
     added: Array
     gpu: Array
+    backfill_usd: Array
 
 
 def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue:
     row = p.row
     path = ado.path
     d_pro = path.pro - path.pro_counterfactual
-    sub = rev.subscription_revenue(
-        d_pro, row("plans.pro.price_usd_month"), row("plans.plus.price_usd_month")
-    )
-    api = ado.api_served * dem.api.revenue_per_token[None, :] / TOKENS_PER_MILLION
-    api_gpu = ado.api_served * dem.api.gpu_avoided_per_token[None, :] / TOKENS_PER_MILLION
+    sub = rev.subscription_revenue(d_pro, pro_price(p), row("plans.plus.price_usd_month"))
+    # API prices at pi_t of their list, GPU costs at c_t (section V4.6)
+    pi, ci = dem.price_index, dem.cost_index
+    api = ado.api_served * pi * dem.api.revenue_per_token[None, :] / TOKENS_PER_MILLION
+    api_gpu = ado.api_served * ci * dem.api.gpu_avoided_per_token[None, :] / TOKENS_PER_MILLION
     pta = row("usage.peak_to_average")
     subscriber = path.ultrafast_adoption * path.all_adopt_streams * pta
     s_u = c.served["ultrafast"][None, :]
     adopter_tokens = subscriber / pta * s_u * SECONDS_PER_MONTH
     phi_u = dem.phi["ultrafast"][None, :]
-    g_std = c.gpu_cost["standard"][None, :]
+    g_std = c.gpu_cost["standard"][None, :] * ci
     added = rev.tokens_added_to_gpus(d_pro, dem.w_pro_standard, dem.w_plus_standard)
-    flex_value = row("capacity.flexible_value_share")
-    saved = ado.backfill_peak + flex_value * ado.backfill_flexible + adopter_tokens / phi_u - added
-    gpu = saved * g_std / TOKENS_PER_MILLION + api_gpu
+    # every token crossing the GPU-fleet boundary at one value per freed GPU-hour (V4.3); the
+    # free tier's tokens save the smaller model it would otherwise get
+    moved_usd = (
+        ado.backfill_peak * g_std
+        + ado.backfill_flexible * c.gpu_cost_flexible[None, :] * ci
+        + ado.free_moved * row("free.alternative_cost_per_mtok_usd") * ci
+    ) / TOKENS_PER_MILLION
+    gpu = (adopter_tokens / phi_u - added) * g_std / TOKENS_PER_MILLION + moved_usd + api_gpu
     diverted = ado.api_served * (dem.api.diversion_standard + dem.api.diversion_fast)[None, :]
-    moved = ado.backfill_peak + ado.backfill_flexible + adopter_tokens / phi_u + diverted
-    backfill = ado.backfill_peak + ado.backfill_flexible
+    backfill = ado.backfill_peak + ado.backfill_flexible + ado.free_moved
+    moved = backfill + adopter_tokens / phi_u + diverted
     return Revenue(
-        d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu
+        d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu,
+        moved_usd,
     )
 
 
@@ -787,6 +993,9 @@ class Cash:
     profitability_index: Array
     inflow: Array  # (sub_t + api_t)(1 - variable costs) + gpu_t (H, N) [USD]
     irr_flows: Array  # CF_t with the terminal value added at H when included (H, N) [USD]
+    cash_flow: Array  # cash only: (sub_t + api_t)(1 - variable costs) - R_t (H, N) [USD]
+    cumulative_cash_only: Array  # its running sum (H, N) [USD]
+    cash_payback_months: Array  # lasting-recovery payback of the cash-only flows (N,)
     terminal_margin: Array  # m_H [USD/month]
     monthly_rate: Array  # r_m [1/month]
 
@@ -798,6 +1007,8 @@ def cash_stage(
     keep = 1.0 - row("finance.variable_cost_share")
     inflow = (r.subscription + r.api) * keep + r.gpu
     cf = inflow - rent
+    cash_only = (r.subscription + r.api) * keep - rent
+    k_cash = np.cumsum(cash_only, axis=0)
     rate = row("finance.discount_rate_annual")
     d = cost.discount(c.t, rate)
     disc = cf * d
@@ -840,6 +1051,9 @@ def cash_stage(
         profitability_index=pi,
         inflow=inflow,
         irr_flows=flows,
+        cash_flow=cash_only,
+        cumulative_cash_only=k_cash,
+        cash_payback_months=payback_month(cash_only.T, k_cash.T),
         terminal_margin=np.broadcast_to(margin, npv.shape),
         monthly_rate=np.broadcast_to(
             np.expm1(np.log1p(p("finance.discount_rate_annual")) / 12.0), npv.shape
@@ -951,7 +1165,57 @@ class Results:
     mw_api: Array = _f("MW", "(N, H)", "average MW serving the API")
     mw_subscriber: Array = _f("MW", "(N, H)", "average MW serving subscriber streams")
     mw_backfill_peak: Array = _f("MW", "(N, H)", "average MW of peak-shaped backfill")
-    mw_backfill_flexible: Array = _f("MW", "(N, H)", "average MW of flexible backfill")
+    mw_backfill_flexible: Array = _f("MW", "(N, H)", "average MW of flexible moved traffic")
+    mw_free: Array = _f("MW", "(N, H)", "average MW of the free tier's moved traffic")
+    demand_no_deal_tokens: Array = _f(
+        "tokens/month", "(N, H)", "D0_t, the served model's standard demand without the deal"
+    )
+    credited_tokens: Array = _f("tokens/month", "(N, H)", "X_t, what the deal already credits")
+    moved_demand_cap_tokens: Array = _f(
+        "tokens/month", "(N, H)", "B_t, the cap on moved traffic (free tier included)"
+    )
+    moved_flexible_cap_tokens: Array = _f("tokens/month", "(N, H)", "flexible part of B_t")
+    cash_flow: Array = _f(
+        "USD", "(N, H)", "cash only: (sub_t + api_t)(1 - variable costs) - R_t (no GPU cost avoided)"
+    )
+    cumulative_cash_only: Array = _f("USD", "(N, H)", "cumulative cash only")
+    cash_payback_months: Array = _f(
+        "months", "(N,)", "lasting-recovery payback on cash only (no GPU cost avoided); NaN if none"
+    )
+    gpu_hour_value: Array = _f("USD/GPU-hour", "(N,)", "lambda, the value of a freed GPU-hour")
+    gpu_rent_per_hour: Array = _f("USD/GPU-hour", "(N,)", "r_m, the GPU platform's rent")
+    gpu_energy_per_hour: Array = _f("USD/GPU-hour", "(N,)", "e, the energy of a GPU-hour")
+    gpu_hours_standard: Array = _f(
+        "GPU-hours per 1M tokens", "(N,)", "h_std at the standard tier's served speed"
+    )
+    gpu_hours_fast: Array = _f("GPU-hours per 1M tokens", "(N,)", "h_fast")
+    gpu_throughput_standard: Array = _f(
+        "tokens/s/MW", "(N,)", "the GPU platform's throughput at the standard served speed"
+    )
+    gpu_throughput_fast: Array = _f(
+        "tokens/s/MW", "(N,)", "the GPU platform's throughput at the fast served speed"
+    )
+    gpu_cost_flexible: Array = _f(
+        "USD per 1M tokens", "(N,)", "v_f, the value of a flexible moved token"
+    )
+    gpu_cost_unclamped_standard: Array = _f(
+        "USD per 1M tokens", "(N,)", "v_std before the clamp at the list price"
+    )
+    gpu_cost_clamped: Array = _f(
+        "0/1", "(N,)", "1 where v_std or v_fast is clamped at its list price"
+    )
+    gpu_cost_at_avoidable_1: Array = _f(
+        "USD per 1M tokens", "(N,)", "v_std at fleet.avoidable_share = 1 (before the clamp)"
+    )
+    realisation_capped: Array = _f(
+        "0/1", "(N,)", "1 where a realisation factor the run reads is capped at 1"
+    )
+    propensity_capped: Array = _f(
+        "0/1", "(N,)", "1 where conversion.max_capped_propensity binds on the derived propensity"
+    )
+    margin_bound_standard: Array = _f(
+        "USD per 1M tokens", "(N,)", "(1 - finance.api_gross_margin) x the standard list price"
+    )
     mw_idle: Array = _f("MW", "(N, H)", "average MW left idle")
     # intermediate rows the workbook shows as formulas (detail only): name -> (N, H) or (N,)
     parts: dict[str, Array] | None = None
@@ -1046,7 +1310,13 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
     path = ado.path
     served_t = ado.api_served + r.adopter_tokens + r.backfill  # U_t
     api = dem.api
-    used = path.mw_api + path.mw_subscriber + path.mw_backfill_peak + path.mw_backfill_flexible
+    used = (
+        path.mw_api
+        + path.mw_subscriber
+        + path.mw_backfill_peak
+        + path.mw_free
+        + path.mw_backfill_flexible
+    )
     out = Results(
         months=cap.months(H),
         mw_online=nh(c.mw_online),
@@ -1076,13 +1346,14 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         api_revenue=nh(r.api),
         revenue=nh(r.subscription + r.api) if detail else None,
         backfill_tokens=nh(r.backfill),
-        backfill_usd=nh(
-            (ado.backfill_peak + p.row("capacity.flexible_value_share") * ado.backfill_flexible)
-            * c.gpu_cost["standard"][None, :]
-            / TOKENS_PER_MILLION
-        )
-        if detail
-        else None,
+        backfill_usd=nh(r.backfill_usd) if detail else None,
+        demand_no_deal_tokens=nh(path.demand_no_deal),
+        credited_tokens=nh(path.credited),
+        moved_demand_cap_tokens=nh(path.moved_cap),
+        moved_flexible_cap_tokens=nh(path.moved_flexible_cap),
+        cash_flow=nh(cash.cash_flow),
+        cumulative_cash_only=nh(cash.cumulative_cash_only),
+        cash_payback_months=vec(cash.cash_payback_months),
         tokens_served=nh(served_t) if detail else None,
         tokens_moved_off_gpus=nh(r.moved),
         tokens_added_to_gpus=nh(r.added),
@@ -1110,6 +1381,32 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         ceiling_gpu=vec(c.ceiling_gpu),
         gpu_cost_standard=vec(c.gpu_cost["standard"]),
         gpu_cost_fast=vec(c.gpu_cost["fast"]),
+        gpu_cost_flexible=vec(c.gpu_cost_flexible),
+        gpu_hour_value=vec(c.fleet["lambda"]),
+        gpu_rent_per_hour=vec(c.fleet["rent"]),
+        gpu_energy_per_hour=vec(c.fleet["energy"]),
+        gpu_hours_standard=vec(c.fleet["h.standard"]),
+        gpu_hours_fast=vec(c.fleet["h.fast"]),
+        gpu_throughput_standard=vec(c.fleet["thr.standard"]),
+        gpu_throughput_fast=vec(c.fleet["thr.fast"]),
+        gpu_cost_unclamped_standard=vec(
+            c.gpu_cost["standard"] if c.gpu_cost_set else c.fleet["v.standard"]
+        ),
+        gpu_cost_clamped=vec(
+            np.maximum(c.fleet.get("clamped.standard", 0.0), c.fleet.get("clamped.fast", 0.0))
+        ),
+        margin_bound_standard=vec(c.fleet["margin_bound.standard"]),
+        gpu_cost_at_avoidable_1=vec(
+            c.gpu_cost["standard"] if c.gpu_cost_set else c.fleet["v_full.standard"]
+        ),
+        realisation_capped=vec(
+            functools.reduce(
+                np.maximum,
+                [np.asarray(v > 1.0, float) for k, v in c.eta.items() if k.endswith(".raw")],
+                np.zeros(1),
+            )
+        ),
+        propensity_capped=vec(ado.propensity_capped),
         # where the tier is not offered: the market without it, no margin and no diversion
         api_margin=vec(np.where(c.offered, api.margin, np.nan)),
         api_share_standard=vec(np.where(c.offered, api.share_standard, api.no_deal_standard)),
@@ -1130,6 +1427,7 @@ def _evaluate(p: Params, served: ArrayLike, detail: bool) -> Results:
         mw_subscriber=nh(path.mw_subscriber),
         mw_backfill_peak=nh(path.mw_backfill_peak),
         mw_backfill_flexible=nh(path.mw_backfill_flexible),
+        mw_free=nh(path.mw_free),
         mw_idle=nh(np.maximum(c.mw_online - used, 0.0)),
     )
     served_sum = served_t.sum(axis=0)
@@ -1155,7 +1453,13 @@ def _previous(x: Array, start: Array) -> Array:
 def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     """The fields only reports show: utilisation, the Pro plan's cap hits, totals, parts."""
     path = ado.path
-    used = path.mw_api + path.mw_subscriber + path.mw_backfill_peak + path.mw_backfill_flexible
+    used = (
+        path.mw_api
+        + path.mw_subscriber
+        + path.mw_backfill_peak
+        + path.mw_free
+        + path.mw_backfill_flexible
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         util = np.where(c.mw_online > 0, used / c.mw_online, np.nan)
     out.utilization = nh(util)
@@ -1172,16 +1476,17 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     g_std = c.gpu_cost["standard"]
     api = dem.api
     served = ado.api_served.sum(axis=0)
+    served_at_price = (ado.api_served * dem.price_index).sum(axis=0)  # tokens x pi_t
     online = np.where(in_term, c.mw_online, 0.0)
     out.totals = {
         "rent_usd": vec(rent.sum(axis=0)),
         "subscription_revenue_usd": vec(r.subscription.sum(axis=0)),
         "api_revenue_usd": vec(r.api.sum(axis=0)),
         "api_ultrafast_revenue_usd": vec(
-            served * p("tiers.ultrafast.price_per_mtok_usd") / TOKENS_PER_MILLION
+            served_at_price * p("tiers.ultrafast.price_per_mtok_usd") / TOKENS_PER_MILLION
         ),
         "api_revenue_lost_usd": vec(
-            served
+            served_at_price
             * (api.revenue_per_token - p("tiers.ultrafast.price_per_mtok_usd"))
             / -TOKENS_PER_MILLION
         ),
@@ -1199,6 +1504,15 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "api_tokens_served": vec(served),
         "backfill_peak_tokens": vec(ado.backfill_peak.sum(axis=0)),
         "backfill_flexible_tokens": vec(ado.backfill_flexible.sum(axis=0)),
+        "free_tier_moved_tokens": vec(ado.free_moved.sum(axis=0)),
+        "moved_demand_cap_tokens": vec(path.moved_cap.sum(axis=0)),
+        "demand_no_deal_tokens_at_term": vec(
+            np.take_along_axis(
+                np.broadcast_to(path.demand_no_deal, (c.t.shape[0], p.n)),
+                (np.broadcast_to(c.term, (1, p.n)).astype(int) - 1),
+                0,
+            )[0]
+        ),
         "peak_incremental_pro_subscribers": vec(r.incremental_pro.max(axis=0)),
         "incremental_pro_subscribers_at_horizon": vec(r.incremental_pro[-1]),
         "pro_subscribers_no_deal_at_term": vec(
@@ -1222,6 +1536,7 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
                 ("subscriber", path.mw_subscriber),
                 ("backfill_peak", path.mw_backfill_peak),
                 ("backfill_flexible", path.mw_backfill_flexible),
+                ("free", path.mw_free),
                 ("idle", np.maximum(c.mw_online - used, 0.0)),
             )
         },
@@ -1248,6 +1563,15 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "adopter_tokens": nh(r.adopter_tokens),
         "backfill_peak": nh(ado.backfill_peak),
         "backfill_flexible": nh(ado.backfill_flexible),
+        "free_moved": nh(ado.free_moved),
+        "delivered_online_share": nh(c.mw_online / p.row("contract.mw")),
+        "price_index": nh(dem.price_index),
+        "cost_index": nh(dem.cost_index),
+        **{f"mix.{k}": vec(v[0]) for k, v in dem.mix.items()},
+        **{f"log_c_over_mu.pro_lower.{i}": nh(x) for i, x in (dem.lower_logs or {}).items()},
+        **{f"pro_lower_hit.{i}": nh(x) for i, x in (dem.lower_hits or {}).items()},
+        "scheduled_online_share": nh(c.mw_scheduled / p.row("contract.mw")),
+        **{f"fleet.{k}": vec(v) for k, v in c.fleet.items()},
         "api_gpu": nh(r.api_gpu),
         "w_plus_ultrafast": nh(dem.w_plus_ultrafast),
         "w_pro_ultrafast": nh(dem.w_pro_ultrafast),
@@ -1266,10 +1590,10 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
 
 
 LOGIT_PARTS = ("q_s", "q_f", "q_u", "q_0", "beta", "gamma", "alpha_s", "alpha_f", "alpha_u")
-MONTHLY_PARTS = ("survival_step", "survival", "discounted_margin", "api_cap", "backfill_peak_cap")
-MONTHLY_PARTS += ("flexible_cap",)
-SCALAR_PARTS = ("adoption_burn", "subscriber_tv", "per_mw_u", "per_mw_b", "rho_api")
-SCALAR_PARTS += ("rho_backfill", "rho_flexible")
+MONTHLY_PARTS = ("survival_step", "survival", "discounted_margin", "api_cap", "api_demand")
+MONTHLY_PARTS += ("api_credited", "free_demand", "internal_batch", "api_margin", "rho_api")
+MONTHLY_PARTS += ("rho_backfill", "rho_flexible", "rho_free")
+SCALAR_PARTS = ("adoption_burn", "subscriber_tv", "per_mw_u", "per_mw_b")
 
 
 def _chain_parts(dem: Demand, ado: Adoption, nh, vec) -> dict[str, Array]:

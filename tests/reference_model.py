@@ -1,4 +1,4 @@
-"""A plain, scalar, one-scenario implementation of the model specification (version 3).
+"""A plain, scalar, one-scenario implementation of the model specification (version 4).
 
 Written straight from the specification (docs/model.md; version 3 with its readings) with
 the standard library only (csv, math, statistics.NormalDist); the data frontier's PCHIP
@@ -18,6 +18,19 @@ Version 3 in brief (each step is named after its part of the specification):
 - each month's capacity allocated by a small linear programme (solved greedily, exactly);
 - the burn elasticity of adoption, the Pro price factor and the calibrated no-deal world;
 - tranches; cash, terminal value, NPV, payback and IRR as in version 2.
+
+Version 4 (docs/model.md, section V4) in brief:
+- the envelope serves a user at the best feasible speed s' >= s of each layout (exactly);
+  its compute term reads the TFLOPS of the weights' precision;
+- each platform's realisation eta_p(x) is linear in the regime x = s / ceiling between its
+  sourced points (flat outside, capped at 1); where it rises with x the transferred curve is
+  its hull on a fixed grid of x, interpolated;
+- moved traffic is bounded by the served model's own demand without the deal (D0) less what
+  the deal already credits (X), times capacity.movable_share, plus internal batch work;
+- every token crossing the GPU-fleet boundary is worth lambda x h / u_ops (one value per freed
+  GPU-hour), or the troughs-idle values; the one clamp left is a token's list price;
+- the contract may deliver a share of its MW and pay as delivered or take-or-pay; the payback
+  on cash alone is reported beside the one with the GPU cost avoided.
 """
 
 from __future__ import annotations
@@ -33,7 +46,9 @@ SECONDS_PER_WEEK = 604_800.0
 HOURS_PER_MONTH = 730.5
 
 _PHI = NormalDist().cdf  # standard normal CDF
-_SPEED_MULTIPLES = (1, 1.25, 1.5, 2, 3, 4, 6, 8)  # 3.4: faster feasible speeds
+# V4.5: the grid of regimes x on which a rising realisation's hull is taken (25 points from
+# 0.01 to 1, geometric)
+_HULL_X = tuple(0.01 * 100.0 ** (j / 24) for j in range(25))
 _SERVED_GRID = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # 0.1: served speed = tier speed x m
 _CEILING_SHARE = 0.9  # 0.1: a tier is served at or below 0.9 x the ceiling
 _K_CAP_MULTIPLE = 16  # 0.2: k_cap = 16 x k_min at the base data
@@ -64,8 +79,6 @@ TABLES = ("plans", "tiers", "hardware", "frontier", "models")
 # (capacity.gpu_cost_per_mtok_usd, contract.tranche_*, usage.adoption_ref_multiplier) are not here
 V3_KEYS = (
     "capacity.gpu_platform",
-    "capacity.gpu_fleet_utilization",
-    "capacity.flexible_value_share",
     "capacity.backfill_flexible_share",
     "capacity.subscriber_offer",
     "finance.api_gross_margin",
@@ -88,8 +101,25 @@ V3_KEYS = (
     "plans.plus.weekly_quota_queries",
     "plans.pro.weekly_quota_queries",
 )
-# version 2's keys that version 3 retires, and what replaces each
+# the keys version 4 adds (without them the data is version 3's)
+V4_KEYS = (
+    "capacity.movable_share",
+    "capacity.internal_batch_tokens_per_month",
+    "fleet.avoidable_share",
+    "fleet.sublet_usd_per_gpu_hour",
+    "fleet.ops_utilization",
+    "fleet.troughs",
+    "contract.payment",
+    "contract.delivered_share",
+    "usage.context_tokens",
+    "free.served",
+)
+# keys of earlier versions that are retired, and what replaces each
 RETIRED = {
+    "capacity.backfill_tokens_per_month": "capacity.movable_share",
+    "capacity.flexible_value_share": "fleet.avoidable_share",
+    "contract.pay_as_delivered": "contract.payment",
+    "model.context_tokens": "usage.context_tokens",
     "api.cannibalised_share": "api.diversion_to_lab_tiers",
     "api.standard_price_per_mtok_usd": "tiers.standard.price_per_mtok_usd",
     "conversion.plus_to_pro_base_monthly": "conversion.capped_share_of_upgrades",
@@ -404,8 +434,12 @@ def _opt(v: dict, key: str) -> float | None:
 
 
 def _served_model(v: dict) -> dict:
-    """The served model's parameters (model.* keys)."""
-    return {k: _num(v, f"model.{k}") for k in MODEL_FIELDS}
+    """The served model's parameters (model.* keys; its context is usage.context_tokens, the
+    same on every platform: V4.5)."""
+    return {
+        k: _num(v, "usage.context_tokens" if k == "context_tokens" else f"model.{k}")
+        for k in MODEL_FIELDS
+    }
 
 
 def _measured_model(v: dict, mid: str) -> dict:
@@ -475,35 +509,38 @@ def envelope(
         return (k if k >= 2 else 0) * hop + layer_time
 
     s_ceil = spec / (w_read / R + fixed(k_min))
-    flops = g * _num(v, hw + "tflops") * 1e12 * (2 / bpp) * eff
+    flops = g * _tflops(v, hw, bpp) * 1e12 * eff
     prefill = 1 + model["prefill_tokens_per_output"]
     per_mw = 1000 / (g * _num(v, hw + "power_kw") * _num(v, "facility.pue"))
 
     best, best_k, best_s = 0.0, None, None
     found = []  # (throughput, k, s') of every feasible layout
     if speed <= s_ceil:
-        for m in _SPEED_MULTIPLES:
-            s = speed * m
-            if s > s_ceil:
-                break
+        for k in ks:
+            h = k if k >= 2 else 0
+            den = kv / R + (h * act_bytes / L if L is not None else 0.0)
+            free = k * g * mem - w_hold
+            b_mem = free / (k * kv) if kv > 0 else math.inf
+            # V4.5: a slower user may be served faster. On layout k the streams' output at
+            # speed s' is min(s' B_bw, s' B_mem): s' B_bw = (spec - s' (F(k) + W_read / R)) / den
+            # falls with s', s' B_mem rises; their minimum peaks where they meet, at
+            # s* = spec / (F(k) + W_read / R + B_mem den). The best s' >= speed is max(speed, s*).
+            a_k = fixed(k) + w_read / R
+            s_star = spec / (a_k + b_mem * den) if math.isfinite(b_mem) and den > 0 else speed
+            s = max(speed, s_star)
             tau = spec / s
+            avail = tau - fixed(k)
+            if avail <= 0:
+                continue
+            num = avail - w_read / R
+            # reading: a zero denominator (no KV, no limiting link) leaves that bound unlimited
+            # where its numerator is positive
+            b_bw = num / den if den > 0 else (math.inf if num > 0 else 0.0)
             b_fl = flops / (2 * params * active * s * prefill)
-            for k in ks:
-                avail = tau - fixed(k)
-                if avail <= 0:
-                    continue
-                h = k if k >= 2 else 0
-                den = kv / R + (h * act_bytes / L if L is not None else 0.0)
-                num = avail - w_read / R
-                # reading: a zero denominator (no KV, no limiting link) leaves that bound unlimited
-                # where its numerator is positive
-                b_bw = num / den if den > 0 else (math.inf if num > 0 else 0.0)
-                free = k * g * mem - w_hold
-                b_mem = free / (k * kv) if kv > 0 else math.inf
-                b = max(0.0, min(b_bw, b_mem, b_fl))
-                phys = b * s * per_mw
-                if phys > 0:
-                    found.append((phys, k, s))
+            b = max(0.0, min(b_bw, b_mem, b_fl))
+            phys = b * s * per_mw
+            if phys > 0:
+                found.append((phys, k, s))
     if found:
         # reading: layouts within 1e-12 of the largest throughput tie (a compute-bound plateau
         # is flat up to rounding); ties keep the fewest stages, then the slowest s'
@@ -523,6 +560,25 @@ def envelope(
     }
 
 
+def _tflops(v: dict, hw: str, bpp: float) -> float:
+    """V4.4: dense TFLOPS at the weights' precision: the 16-bit, 8-bit and 4-bit figures of
+    hardware.csv at 2, 1 and 0.5 bytes a parameter, geometric in between (linear in log2 of
+    the bytes); an 8-bit or 4-bit figure left blank is twice the next wider one; outside 0.5-2
+    bytes, in proportion to 1 / bytes."""
+    t16 = _num(v, hw + "tflops")
+    t8 = _opt(v, hw + "tflops_fp8")
+    t8 = 2 * t16 if t8 is None else t8
+    t4 = _opt(v, hw + "tflops_fp4")
+    t4 = 2 * t8 if t4 is None else t4
+    z = math.log2(bpp)
+    zc = min(1.0, max(-1.0, z))
+    if zc <= 0:
+        inner = t8 * (t4 / t8) ** (-zc)
+    else:
+        inner = t8 * (t16 / t8) ** zc
+    return inner * 2.0 ** (zc - z)
+
+
 def _is_sourced(source) -> bool:
     """0.1: a sourced measurement (its source is not a Guesstimate)."""
     return (
@@ -532,14 +588,15 @@ def _is_sourced(source) -> bool:
     )
 
 
-def realisation_factor(base: dict, platform: str) -> tuple[float, int, bool]:
-    """0.1 (B): eta_p = min(1, geometric mean over the platform's sourced frontier points with a
-    measured model of Thr_data_i / Env_p(s_i; measured model i, base hardware)), 1 where no point
-    qualifies. Returns (eta, number of points, whether the mean exceeded 1 and was capped)."""
+def realisation_points(base: dict, platform: str) -> list[tuple[float, float]]:
+    """V4.4: [(x_i, eta_i)] of the platform's sourced frontier points with a measured model,
+    ascending in x: eta_i = Thr_data_i / Env_p(s_i; measured model i, base hardware) and the
+    regime x_i = s_i / that model's ceiling on the base hardware; points at one x are merged by
+    their geometric mean. Empty where no point qualifies (eta = 1)."""
     cap = k_cap(base, platform)
     scale = _opt(base, f"hardware.{platform}.frontier_scale")
     scale = 1.0 if scale is None else scale
-    logs = []
+    by_x: dict[float, list[float]] = {}
     for key in sorted(base):
         if not (
             key.startswith("frontier.") and key.endswith(".platform") and base[key] == platform
@@ -554,15 +611,24 @@ def realisation_factor(base: dict, platform: str) -> tuple[float, int, bool]:
         if f"models.{mid}.params" not in base:
             raise DataError(f"frontier row {i}: model {mid} is not a row of models.csv")
         s_i = _num(base, f"frontier.{i}.tokens_per_s_per_user")
-        env = envelope(base, platform, s_i, _measured_model(base, mid), cap)[
-            "physics_tokens_per_s_per_mw"
-        ]
-        if env > 0:
-            logs.append(math.log(scale * _num(base, f"frontier.{i}.tokens_per_s_per_mw") / env))
-    if not logs:
-        return 1.0, 0, False
-    eta = math.exp(sum(logs) / len(logs))
-    return min(1.0, eta), len(logs), eta > 1.0
+        env = envelope(base, platform, s_i, _measured_model(base, mid), cap)
+        phys = env["physics_tokens_per_s_per_mw"]
+        if phys > 0:
+            x = s_i / env["ceiling_tokens_per_s"]
+            by_x.setdefault(x, []).append(
+                math.log(scale * _num(base, f"frontier.{i}.tokens_per_s_per_mw") / phys)
+            )
+    return [(x, math.exp(sum(ls) / len(ls))) for x, ls in sorted(by_x.items())]
+
+
+def _interp(points: list[tuple[float, float]], x: float) -> float:
+    """Linear between the points, flat outside them."""
+    if x <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return points[-1][1]
 
 
 class Capacity:
@@ -575,9 +641,9 @@ class Capacity:
                 f"platform {platform} is not a hardware id ({', '.join(_ids(v, 'hardware'))})"
             )
         self.v, self.platform, self.basis = v, platform, basis
-        self.eta, self.eta_points, self.eta_capped = (1.0, 0, False)
+        self.points: list[tuple[float, float]] = []
         if basis == "transferred":
-            self.eta, self.eta_points, self.eta_capped = realisation_factor(base, platform)
+            self.points = realisation_points(base, platform)
         fs = _opt(v, f"hardware.{platform}.frontier_scale")
         self.scale = 1.0 if fs is None else fs
         self.cap = self.ceiling = None  # the data basis serves the tier speeds and needs neither
@@ -585,11 +651,45 @@ class Capacity:
             self.cap = k_cap(base, platform)
             self.ceiling = envelope(v, platform, 1.0, cap=self.cap)["ceiling_tokens_per_s"]
 
+    def eta(self, s: float) -> float:
+        """V4.4: eta_p at the regime of speed s on the served model, capped at 1 (1 with no
+        sourced point)."""
+        if not self.points:
+            return 1.0
+        return min(1.0, _interp(self.points, s / self.ceiling))
+
+    def eta_raw(self, s: float) -> float:
+        return _interp(self.points, s / self.ceiling) if self.points else 1.0
+
+    def _curve(self, s: float) -> float:
+        env = envelope(self.v, self.platform, s, cap=self.cap)["physics_tokens_per_s_per_mw"]
+        return self.eta(s) * env
+
     def thr(self, s: float) -> float:
         if self.basis == "data":
             return _data_throughput(self.v, self.platform, [s])[0]
-        env = envelope(self.v, self.platform, s, cap=self.cap)["physics_tokens_per_s_per_mw"]
-        return env if self.basis == "physics" else self.eta * self.scale * env
+        if self.basis == "physics":
+            return envelope(self.v, self.platform, s, cap=self.cap)["physics_tokens_per_s_per_mw"]
+        etas = [e for _, e in self.points]
+        if all(b <= a for a, b in zip(etas, etas[1:], strict=False)):
+            return self.scale * self._curve(s)
+        # V4.5: eta rises with x somewhere: the hull of eta x envelope over faster regimes, on
+        # the grid of x (and eta's knots), linear in x between grid points; below the grid the
+        # larger of the curve and the hull at the grid's start
+        grid = sorted({*_HULL_X, *(x for x, _ in self.points if x <= 1.0)})
+        grid = [g for g in grid if g <= 1.0]
+        vals = [self._curve(g * self.ceiling) for g in grid]
+        hull = list(vals)
+        for j in range(len(hull) - 2, -1, -1):
+            hull[j] = max(hull[j], hull[j + 1])
+        x = s / self.ceiling
+        if x < grid[0]:
+            return self.scale * max(self._curve(s), hull[0])
+        for j in range(len(grid) - 1):
+            if x <= grid[j + 1] or j == len(grid) - 2:
+                w = min(1.0, max(0.0, (x - grid[j]) / (grid[j + 1] - grid[j])))
+                return self.scale * (hull[j] * (1 - w) + hull[j + 1] * w)
+        raise AssertionError("unreachable")
 
     def feasible(self, tier_speed: float, m: float) -> bool:
         return tier_speed * m <= _CEILING_SHARE * self.ceiling
@@ -681,14 +781,15 @@ def diversion_shares(cal: dict, prices: dict, speeds: dict) -> tuple[dict, dict,
 # ---------------------------------------------------------------- 0.2 the monthly allocation
 
 
-ALLOCATION_ORDER = ("api", "subscriber", "backfill_peak")  # ties keep this order
+ALLOCATION_ORDER = ("api", "subscriber", "backfill_peak", "free")  # ties keep this order
 
 
 def allocate(mw: float, pta: float, uses: dict) -> dict:
     """0.2 (D): average MW given to each use in one month. uses: {name: (cap Y, value rho)} for
-    the peak-shaped api, subscriber, backfill_peak and the flexible backfill "flexible".
-    max sum rho_j y_j s.t. 0 <= y_j <= Y_j, pta (y_api + y_sub + y_peak) <= mw,
-    y_api + y_sub + y_peak + y_flex <= mw. Greedy (exact: every peak-shaped use takes one unit of
+    the peak-shaped api, subscriber, backfill_peak and free (moved traffic: the lab's and the
+    free tier's) and the flexible moved traffic "flexible".
+    max sum rho_j y_j s.t. 0 <= y_j <= Y_j, pta (y_api + y_sub + y_peak + y_free) <= mw,
+    y_api + y_sub + y_peak + y_free + y_flex <= mw. Greedy (exact: every peak-shaped use takes one unit of
     both constraints per unit, the flexible use one of the average constraint only)."""
     y_cap_f, rho_f = uses["flexible"]
     flex_first = min(y_cap_f, mw) if rho_f > 0 else 0.0
@@ -735,27 +836,32 @@ def _mw_and_rent(v: dict) -> tuple[int, list[float], list[float]]:
         ramp = _num(v, "contract.ramp_months")
         mws = [mw * min(1.0, t / ramp) if ramp > 0 else mw for t in range(1, T + 1)]
     value = _num(v, "contract.value_usd")
-    if _flag(v, "contract.pay_as_delivered"):
+    delivered = _num(v, "contract.delivered_share")
+    payment = str(v["contract.payment"])
+    if payment not in ("pay_as_delivered", "take_or_pay"):
+        raise DataError(f"contract.payment must be pay_as_delivered or take_or_pay, not {payment!r}")
+    if payment == "pay_as_delivered":
         total = sum(mws)
-        # reading: nothing delivered (sum of MW = 0) means nothing paid
-        rent = [value * m / total if total > 0 else 0.0 for m in mws]
-    else:
+        # V4.5: the rent follows the MW delivered, delivered_share of the schedule;
+        # reading: nothing scheduled (sum of MW = 0) means nothing paid
+        rent = [value * delivered * m / total if total > 0 else 0.0 for m in mws]
+    else:  # take-or-pay: owed in full, flat, whatever is delivered
         rent = [value / T] * T
-    return T, mws, rent
+    return T, [m * delivered for m in mws], rent
 
 
 # ---------------------------------------------------------------- 0. one scenario, version 3
 
 
 def _check_version3(v: dict) -> None:
-    missing = [k for k in V3_KEYS if k not in v or _blank(v[k])]
+    missing = [k for k in (*V3_KEYS, *V4_KEYS) if k not in v or _blank(v[k])]
     if missing or "capacity.basis" not in v:
         raise DataError(
-            "the data lack version 3 key(s): " + ", ".join(missing or ["capacity.basis"])
+            "the data lack version 4 key(s): " + ", ".join(missing or ["capacity.basis"])
         )
     for old, new in RETIRED.items():
         if old in v and not _blank(v[old]):
-            raise DataError(f"key {old} is retired in version 3; set {new} instead")
+            raise DataError(f"key {old} is retired; set {new} instead")
     if str(v["capacity.basis"]) not in BASES:
         raise DataError(
             f"capacity.basis must be one of {', '.join(BASES)}, not {v['capacity.basis']!r}"
@@ -768,22 +874,43 @@ def _check_version3(v: dict) -> None:
         raise DataError("market.pro_growth_monthly must be >= -conversion.pro_churn_monthly")
 
 
-def _gpu_cost_per_mw_month(v: dict, gpu: str) -> float:
-    """0.1 (B): the GPU platform's cost per facility MW-month: its hourly rent per chip where set,
-    else the levelised cost of buying it on the contract's ramp and term (4.3)."""
+def _gpu_rent_per_hour(v: dict, gpu: str) -> float:
+    """V4.3: r_m, the GPU platform's hourly rent per chip where set, else the levelised cost of
+    buying it on the contract's ramp and term (4.3) per chip-hour."""
     rent = _opt(v, f"hardware.{gpu}.rent_usd_per_hour")
     if rent is not None:
-        return (
-            rent
-            * HOURS_PER_MONTH
-            * 1000
-            / (_num(v, f"hardware.{gpu}.power_kw") * _num(v, "facility.pue"))
-        )
+        return rent
     w = dict(v)
     w["contract.platform"] = gpu
+    w["contract.delivered_share"] = 1.0  # reading: buying delivers what it buys
     T, mws, _ = _mw_and_rent(w)
     r = _num(v, "finance.discount_rate_annual")
-    return buy_npv(w) / sum(m * (1 + r) ** (-t / 12) for t, m in enumerate(mws, start=1))
+    per_mw_month = buy_npv(w) / sum(m * (1 + r) ** (-t / 12) for t, m in enumerate(mws, start=1))
+    chips_per_mw = 1000 / (_num(v, f"hardware.{gpu}.power_kw") * _num(v, "facility.pue"))
+    return per_mw_month / (HOURS_PER_MONTH * chips_per_mw)
+
+
+def _lower_pro(v: dict) -> bool:
+    """V4.7: whether the data have the lower Pro tier (plans.csv row pro_lower)."""
+    return not _blank(v.get("plans.pro_lower.price_usd_month"))
+
+
+def _pro_price(v: dict, column: str = "price_usd_month") -> float:
+    """V4.7: the price an upgrade pays, the Pro tiers' prices mixed by the lower tier's share."""
+    top = _num(v, f"plans.pro.{column}")
+    if not _lower_pro(v):
+        return top
+    share = _num(v, "conversion.lower_pro_share")
+    return (1 - share) * top + share * _num(v, f"plans.pro_lower.{column}")
+
+
+def _plan_usage_of(v: dict, plan: str) -> tuple[float, float]:
+    """(weekly quota, median weekly demand) of one plan in standard-tier tokens (5.2, 0.5)."""
+    per_query = _num(v, "usage.output_tokens_per_query")
+    sigma = _num(v, "usage.demand_sigma")
+    p = f"plans.{plan}."
+    mean = _num(v, p + "queries_per_day") * 7 * per_query
+    return _num(v, p + "weekly_quota_queries") * per_query, mean / math.exp(sigma * sigma / 2)
 
 
 def _plan_usage(v: dict) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -820,6 +947,10 @@ def _setup(v: dict, base: dict) -> dict:
     c["gpu"] = gc = cc if gpu == contract else Capacity(v, base, gpu, basis)
     tier_speed = {i: f(f"tiers.{i}.tokens_per_s") for i in _TIERS}
     c["tier_speed"] = tier_speed
+    # V4.6: the price index of API prices and the cost index of GPU costs, month t
+    dp, dg = f("market.price_decline_per_year"), f("hardware.gpu_cost_decline_per_year")
+    c["price_index"] = lambda t: (1 - dp) ** ((t - 1) / 12)
+    c["cost_index"] = lambda t: (1 - dg) ** ((t - 1) / 12)
 
     # 0.1 (B): the GPU tiers' served speeds and GPU cost per output token
     override = _opt(v, "capacity.gpu_cost_per_mtok_usd")
@@ -836,26 +967,39 @@ def _setup(v: dict, base: dict) -> dict:
                 below.append(i)
     c["served"], c["below_grid"] = served, below
     capped: list[str] = []
+    # V4.3: one value per freed GPU-hour, lambda = a r_m + (1 - a)(sublet + e)
+    chips_per_mw = 1000 / (f(f"hardware.{gpu}.power_kw") * f("facility.pue"))
+    r_m = _gpu_rent_per_hour(v, gpu)
+    energy = f(f"hardware.{gpu}.power_kw") * f("facility.pue") * f("buy.power_price_usd_per_kwh")
+    a_share = f("fleet.avoidable_share")
+    lam = a_share * r_m + (1 - a_share) * (f("fleet.sublet_usd_per_gpu_hour") + energy)
+    u_ops = f("fleet.ops_utilization")
+    troughs = str(v["fleet.troughs"])
+    if troughs not in ("filled", "idle"):
+        raise DataError(f"fleet.troughs must be filled or idle, not {troughs!r}")
+    pta = f("usage.peak_to_average")
+    c["gpu_hours"], c["gpu_thr"] = {}, {}
+    for i in _LAB_TIERS:
+        thr = gc.thr(served[i])
+        c["gpu_thr"][i] = thr
+        c["gpu_hours"][i] = 1e6 * chips_per_mw / (thr * 3600) if thr > 0 else math.inf
+    c["lambda"], c["energy"], c["gpu_rent"] = lam, energy, r_m
     if override is not None:
         g_cost = {i: override for i in _LAB_TIERS}
+        g_flex = override
     else:
-        per_mw_month = _gpu_cost_per_mw_month(v, gpu)
-        G = f("capacity.gpu_fleet_utilization")
         g_cost = {}
         for i in _LAB_TIERS:
-            thr = gc.thr(served[i])
-            if thr <= 0:
-                raise DataError(
-                    f"capacity.gpu_platform {gpu} carries no throughput at {served[i]:g} tokens/s"
-                )
-            derived = per_mw_month / (thr * SECONDS_PER_MONTH * G) * 1e6
-            # B (changes): the public gross margin bounds a derived cost per token:
-            # g$_i = min(derived, (1 - finance.api_gross_margin) x the tier's list price)
-            cap_i = (1 - f("finance.api_gross_margin")) * f(f"tiers.{i}.price_per_mtok_usd")
-            g_cost[i] = min(derived, cap_i)
-            if derived > cap_i:
+            h = c["gpu_hours"][i]
+            val = lam * pta * h / u_ops + energy * h if troughs == "idle" else lam * h / u_ops
+            # V4.3: the one clamp left: a token's value to the fleet is at most its list price
+            price = f(f"tiers.{i}.price_per_mtok_usd")
+            g_cost[i] = min(val, price)
+            if not val <= price:
                 capped.append(i)
-    c["g"], c["gpu_cost_capped"] = g_cost, capped
+        flex = energy * c["gpu_hours"]["standard"] if troughs == "idle" else g_cost["standard"]
+        g_flex = min(flex, g_cost["standard"])
+    c["g"], c["g_flex"], c["gpu_cost_capped"] = g_cost, g_flex, capped
     c["gpu_cost_override"] = override is not None
     # backfill runs on the contract at the standard tier's served speed
     c["thr_b"] = cc.thr(served["standard"])
@@ -885,9 +1029,7 @@ def _setup(v: dict, base: dict) -> dict:
     c["adoption_wanted"] = f("tiers.ultrafast.adoption") * (
         m_ref / f("tiers.ultrafast.usage_multiplier")
     ) ** f("usage.adoption_burn_elasticity")
-    c["price_factor"] = (f("plans.pro.price_usd_month") / f("plans.pro.price_ref_usd_month")) ** (
-        -f("conversion.pro_price_elasticity")
-    )
+    c["price_factor"] = None  # set below, after the calibrated propensity (V4.7)
     el = f("usage.speed_elasticity")
     c["phi_fast"] = (served["fast"] / served["standard"]) ** el
     sigma = f("usage.demand_sigma")
@@ -906,6 +1048,12 @@ def _setup(v: dict, base: dict) -> dict:
     share = f("conversion.capped_share_of_upgrades")
     prop = min(share * u0_1 / h0_1, f("conversion.max_capped_propensity")) if h0_1 > 0 else 0.0
     c["propensity"], c["base_rate"], c["h0_1"], c["u0_1"] = prop, u0_1 - prop * h0_1, h0_1, u0_1
+    # V4.7: a binary logit per cap event: at the reference price the propensity s_r, the point
+    # elasticity beta p_r (1 - s_r); pf = s(p) / s_r = 1 / (s_r + (1 - s_r) e^(beta (p - p_r)))
+    p_now, p_ref = _pro_price(v), _pro_price(v, "price_ref_usd_month")
+    s_r = min(max(prop, 0.0), 1 - 1e-12)
+    beta = f("conversion.pro_price_elasticity") / (p_ref * (1 - s_r))
+    c["price_factor"] = 1 / (s_r + (1 - s_r) * math.exp(beta * (p_now - p_ref)))
     return c
 
 
@@ -920,13 +1068,15 @@ def _value_of_a_subscriber(c: dict, w_gap: list[float]) -> list[float]:
         f("conversion.extra_churn_after_term_monthly"),
     )
     keep_rev = 1 - f("finance.variable_cost_share")
-    margin_pro = f("plans.pro.price_usd_month") - f("plans.plus.price_usd_month")
+    margin_pro = _pro_price(v) - f("plans.plus.price_usd_month")
     r = f("finance.discount_rate_annual")
     r_m = (1 + r) ** (1 / 12) - 1
     cc = churn + xchurn
     g_std = c["g"]["standard"] / 1e6
+    cost = [c["cost_index"](t) for t in range(1, H + 1)]
     m = [
-        margin_pro * keep_rev - gap * SECONDS_PER_MONTH / SECONDS_PER_WEEK * g_std for gap in w_gap
+        margin_pro * keep_rev - gap * SECONDS_PER_MONTH / SECONDS_PER_WEEK * g_std * ci
+        for gap, ci in zip(w_gap, cost, strict=True)
     ]
     d = [(1 + r) ** (-t / 12) for t in range(1, H + 1)]
     W = [0.0] * H
@@ -951,6 +1101,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     thr_b = c["thr_b"]
     g = c["g"]
     g_std = g["standard"] / 1e6
+    g_flex = c["g_flex"] / 1e6
     prices = c["prices"]
     fee = f("finance.variable_cost_share")
     keep_rev = 1 - fee
@@ -966,15 +1117,27 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     )
     api_rev_per_tok = (prices["ultrafast"] - sum(D[j] * prices[j] for j in _LAB_TIERS)) / 1e6
     api_gpu_per_tok = sum(D[j] * g[j] for j in _LAB_TIERS) / 1e6
+    pi_of, ci_of = c["price_index"], c["cost_index"]
     M = c["logit"]["M"]
     api_ramp = f("api.ramp_months")
 
     el = f("usage.speed_elasticity")
     phi_f = c["phi_fast"]
-    phi_u = (s_u / served["standard"]) ** el if offered else 1.0
+    # reading: phi_i = (s_i / the standard tier's speed)^elasticity, s_i the served speed
+    phi_u = (s_u / c["tier_speed"]["standard"]) ** el if offered else 1.0
+    phi_s = (served["standard"] / c["tier_speed"]["standard"]) ** el
     sigma = f("usage.demand_sigma")
     mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
     (q_plus, m_plus), (q_pro, m_pro) = _plan_usage(v)
+    lower = _lower_pro(v)
+    q_low, m_low = _plan_usage_of(v, "pro_lower") if lower else (q_pro, m_pro)
+    low_share = f("conversion.lower_pro_share") if lower else 0.0
+    # V4.7: an adopter sends a share q of queries at ultrafast, the rest at standard
+    q_share = f("usage.ultrafast_query_share")
+    phi_mix = q_share * phi_u + (1 - q_share) * phi_s
+    burn = (q_share * phi_u * mult["ultrafast"] + (1 - q_share) * phi_s * mult["standard"]) / phi_mix
+    u_share = q_share * phi_u / phi_mix
+    lift_weight = f("conversion.voluntary_cap_hit_weight")
     a_f = f("tiers.fast.adoption")
     pta = f("usage.peak_to_average")
     keep = 1 - f("usage.token_efficiency_gain_annual")
@@ -988,20 +1151,36 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         f("conversion.extra_churn_after_term_monthly"),
     )
     base_rate, prop, pf = c["base_rate"], c["propensity"], c["price_factor"]
-    margin_pro = f("plans.pro.price_usd_month") - f("plans.plus.price_usd_month")
-    backfill = f("capacity.backfill_tokens_per_month")
+    margin_pro = _pro_price(v) - f("plans.plus.price_usd_month")
+    movable = f("capacity.movable_share")
+    batch = f("capacity.internal_batch_tokens_per_month")
     flex_share = f("capacity.backfill_flexible_share")
-    flex_value = f("capacity.flexible_value_share")
+    free_on = _flag(v, "free.served")
+    g_free = f("free.alternative_cost_per_mtok_usd") / 1e6
+    free_tokens_per_user = (
+        f("free.dau_per_mau")
+        * min(f("free.queries_per_day"), f("free.flagship_queries_per_day"))
+        * f("usage.output_tokens_per_query")
+        * SECONDS_PER_MONTH
+        / 86_400
+    )
     offer = str(v["capacity.subscriber_offer"])
     r = f("finance.discount_rate_annual")
     week_to_month = SECONDS_PER_MONTH / SECONDS_PER_WEEK
 
     # the standard tier's demand (never capped differently by the deal): W_t first
     e_of = [keep ** ((t - 1) / 12) for t in range(1, H + 1)]
+    def pro_mix(pro: tuple[float, float], low: tuple[float, float]) -> tuple[float, float]:
+        """V4.7: the Pro stock's (SF, w) mixed over the two Pro tiers."""
+        return tuple((1 - low_share) * a_ + low_share * b_ for a_, b_ in zip(pro, low, strict=True))
+
     std = [
         (
-            _lognormal_cap(m_plus * e, q_plus / mult["standard"], sigma),
-            _lognormal_cap(m_pro * e, q_pro / mult["standard"], sigma),
+            _lognormal_cap(m_plus * e * phi_s, q_plus / mult["standard"], sigma),
+            pro_mix(
+                _lognormal_cap(m_pro * e * phi_s, q_pro / mult["standard"], sigma),
+                _lognormal_cap(m_low * e * phi_s, q_low / mult["standard"], sigma),
+            ),
         )
         for e in e_of
     ]
@@ -1015,7 +1194,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         "backfill_tokens backfill_peak_tokens backfill_flexible_tokens backfill_usd tokens_served "
         "tokens_moved_off_gpus tokens_added_to_gpus gpu_savings_usd net_cash_flow cumulative_cash discount "
         "mw_api mw_subscriber mw_backfill_peak mw_backfill_flexible mw_idle subscriber_value "
-        "value_per_mw_api value_per_mw_subscriber"
+        "value_per_mw_api value_per_mw_subscriber mw_free free_tier_moved_tokens "
+        "demand_no_deal_tokens credited_tokens moved_demand_cap_tokens moved_flexible_cap_tokens "
+        "cash_flow"
     ).split()
     rows = []
     P = P0 = f("market.pro_subscribers_start")
@@ -1029,27 +1210,55 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         N = mau * (1 + growth) ** (t - 1) * plus_share
         (sf_std, w_plus_std), (_, w_pro_std) = std[t - 1]
         sf_fast, _ = _lognormal_cap(m_plus * e * phi_f, q_plus / mult["fast"], sigma)
+        pi_t, ci_t = pi_of(t), ci_of(t)
         if term and offered:
-            sf_u, w_plus_u = _lognormal_cap(m_plus * e * phi_u, q_plus / mult["ultrafast"], sigma)
-            _, w_pro_u = _lognormal_cap(m_pro * e * phi_u, q_pro / mult["ultrafast"], sigma)
+            # V4.7: the adopter's mixed burn; w counts their ultrafast tokens
+            sf_u, w_plus_u = _lognormal_cap(m_plus * e * phi_mix, q_plus / burn, sigma)
+            _, w_pro_u = pro_mix(
+                _lognormal_cap(m_pro * e * phi_mix, q_pro / burn, sigma),
+                _lognormal_cap(m_low * e * phi_mix, q_low / burn, sigma),
+            )
+            w_plus_u, w_pro_u = w_plus_u * u_share, w_pro_u * u_share
             A = (N * w_plus_u + P * w_pro_u) / (SECONDS_PER_WEEK * s_u)  # P = P_(t-1)
             ramp = min(1.0, t / api_ramp) if api_ramp > 0 else 1.0
             V = M * x["ultrafast"] * e * ramp
             a_dem = c["adoption_wanted"]
         else:
             sf_u = A = V = a_dem = 0.0
-        vol = backfill * e if term else 0.0
+        # V4.2: the served model's own demand without the deal (chat at the standard tier, the
+        # API's standard and fast tokens, the free tier's where served), what the deal already
+        # credits (the adopters' standard-equivalent volume, the API tokens diverted to
+        # ultrafast) and the cap on moved traffic
+        chat = (N * w_plus_std + P0 * w_pro_std) * week_to_month  # P0 = P0_(t-1)
+        api_d0 = M * (x0["standard"] + x0["fast"]) * e
+        want = a_dem if (offered and thr_u > 0 and offer != "off") else 0.0
+        credited_chat = credited_api = 0.0
+        if term and offered:
+            credited_chat = want * (N * w_plus_u + P * w_pro_u) * week_to_month / phi_u
+            credited_api = V * (D["standard"] + D["fast"])
+        mau_t = mau * (1 + growth) ** (t - 1)
+        free_d0 = free_on * max(mau_t - N, 0.0) * free_tokens_per_user * e
+        if term:
+            api_net = api_d0 - credited_api
+            moved_cap = movable * max(0.0, chat - credited_chat + api_net) + batch
+            moved_flex = min(moved_cap, movable * flex_share * max(0.0, api_net) + batch)
+            free_cap = movable * free_d0
+        else:
+            moved_cap = moved_flex = free_cap = 0.0
         # 0.2 (D): values per average MW-month and caps in average MW
         v_s = 0.0
         uses = {"api": (0.0, 0.0), "subscriber": (0.0, 0.0)}
+        # V4.6: API prices at pi_t of their list, GPU costs at c_t
+        m_u_t = keep_rev * pi_t * api_rev_per_tok * 1e6 + ci_t * api_gpu_per_tok * 1e6
         if offered and thr_u > 0:
-            uses["api"] = (V / (SECONDS_PER_MONTH * thr_u), m_u * SECONDS_PER_MONTH * thr_u / 1e6)
+            uses["api"] = (V / (SECONDS_PER_MONTH * thr_u), m_u_t * SECONDS_PER_MONTH * thr_u / 1e6)
             if A > 0:
-                lift = sf_u - sf_std
+                # V4.7: the deal's extra cap hits weigh lift_weight in the upgrades
+                lift = (sf_u - sf_std) * lift_weight
                 # W is worth at month 0; the other uses' values are month-t cash: W / d_t
                 d_t = (1 + r) ** (-t / 12)
                 v_s = (
-                    g_std * A * s_u * SECONDS_PER_MONTH / phi_u
+                    g_std * ci_t * A * s_u * SECONDS_PER_MONTH / phi_u
                     + prop * lift * N * pf * W[t - 1] / d_t
                 )
                 mw_per_share = A * s_u / thr_u
@@ -1057,32 +1266,31 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
                     rho_s = math.inf if offer == "on" else v_s / mw_per_share
                     uses["subscriber"] = (a_dem * mw_per_share, rho_s)
         if thr_b > 0:
-            # the standard traffic is peak-shaped; batch work comes on top of it, a share of it
-            uses["backfill_peak"] = (
-                vol / (SECONDS_PER_MONTH * thr_b),
-                g_std * SECONDS_PER_MONTH * thr_b,
-            )
-            uses["flexible"] = (
-                vol * flex_share / (SECONDS_PER_MONTH * thr_b),
-                flex_value * g_std * SECONDS_PER_MONTH * thr_b,
-            )
+            # V4.2-V4.3: moved traffic, peak-shaped and flexible, at the value of the GPU
+            # capacity it frees; the free tier's at the smaller model's cost
+            per_mw_b = SECONDS_PER_MONTH * thr_b
+            uses["backfill_peak"] = ((moved_cap - moved_flex) / per_mw_b, g_std * ci_t * per_mw_b)
+            uses["free"] = (free_cap / per_mw_b, g_free * ci_t * per_mw_b)
+            uses["flexible"] = (moved_flex / per_mw_b, g_flex * ci_t * per_mw_b)
         else:
-            uses["backfill_peak"] = uses["flexible"] = (0.0, 0.0)
+            uses["backfill_peak"] = uses["free"] = uses["flexible"] = (0.0, 0.0)
         y = (
             allocate(MW, pta, uses)
             if MW > 0
-            else dict.fromkeys(("api", "subscriber", "backfill_peak", "flexible"), 0.0)
+            else dict.fromkeys(("api", "subscriber", "backfill_peak", "free", "flexible"), 0.0)
         )
         V_served = y["api"] * SECONDS_PER_MONTH * thr_u
         a_u = y["subscriber"] * thr_u / (A * s_u) if A > 0 else 0.0
         bp_tok = y["backfill_peak"] * SECONDS_PER_MONTH * thr_b
         bf_tok = y["flexible"] * SECONDS_PER_MONTH * thr_b
-        used = y["api"] + y["subscriber"] + y["backfill_peak"] + y["flexible"]
+        fr_tok = y["free"] * SECONDS_PER_MONTH * thr_b
+        used = y["api"] + y["subscriber"] + y["backfill_peak"] + y["free"] + y["flexible"]
         util = used / MW if MW > 0 else None
         # 5.6 with 0.5 (E)
         h = (1 - a_f - a_u) * sf_std + a_f * sf_fast + a_u * sf_u
         h0 = (1 - a_f) * sf_std + a_f * sf_fast
-        u, u0 = pf * (base_rate + prop * h), pf * (base_rate + prop * h0)
+        h_up = h0 + a_u * (sf_u - sf_std) * lift_weight  # V4.7: the cap hits upgrades see
+        u, u0 = pf * (base_rate + prop * h_up), pf * (base_rate + prop * h0)
         if term:
             P_new = P * (1 - churn) + u * N
         else:
@@ -1093,29 +1301,34 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         dP = P - P0
         # G: cash
         sub = dP * margin_pro
-        api = V_served * api_rev_per_tok
-        api_gpu = V_served * api_gpu_per_tok
+        api = V_served * pi_t * api_rev_per_tok
+        api_gpu = V_served * ci_t * api_gpu_per_tok
         subs_tokens = a_u * A * s_u * SECONDS_PER_MONTH if offered else 0.0
         added = dP * (w_pro_std - w_plus_std) * week_to_month
-        backfill_usd = (bp_tok + flex_value * bf_tok) * g_std
-        gpu = backfill_usd + api_gpu + subs_tokens / phi_u * g_std - added * g_std
-        cf = (sub + api) * keep_rev + gpu - R
+        backfill_usd = (bp_tok * g_std + bf_tok * g_flex + fr_tok * g_free) * ci_t
+        gpu = backfill_usd + api_gpu + (subs_tokens / phi_u - added) * g_std * ci_t
+        cash_only = (sub + api) * keep_rev - R
+        cf = cash_only + gpu
         K += cf
         d = (1 + r) ** (-t / 12)
         npv += cf * d
         if term:
             npv_term = npv
         pv_in += ((sub + api) * keep_rev + gpu) * d
-        moved = bp_tok + bf_tok + sum(D.values()) * V_served + subs_tokens / phi_u
+        moved = bp_tok + bf_tok + fr_tok + sum(D.values()) * V_served + subs_tokens / phi_u
         streams_per_mw = thr_u / s_u if offered else 0.0
         rows.append(
             (MW, R, streams_per_mw * MW, V, V_served, V_served * pta / (s_u * SECONDS_PER_MONTH) if offered else 0.0,
              a_u * A * pta, a_u, a_dem, util, N, E, e, h, h0, P, P0, dP,
-             sub, api, V_served * prices["ultrafast"] / 1e6, V_served * sum(D[j] * prices[j] for j in _LAB_TIERS) / 1e6,
-             api_gpu, bp_tok + bf_tok, bp_tok, bf_tok, backfill_usd, V_served + subs_tokens + bp_tok + bf_tok,
+             sub, api, V_served * pi_t * prices["ultrafast"] / 1e6,
+             V_served * pi_t * sum(D[j] * prices[j] for j in _LAB_TIERS) / 1e6,
+             api_gpu, bp_tok + bf_tok + fr_tok, bp_tok, bf_tok, backfill_usd,
+             V_served + subs_tokens + bp_tok + bf_tok + fr_tok,
              moved, added, gpu, cf, K, d,
              y["api"], y["subscriber"], y["backfill_peak"], y["flexible"], MW - used if MW > 0 else 0.0, v_s,
-             uses["api"][1], uses["subscriber"][1])
+             uses["api"][1], uses["subscriber"][1], y["free"], fr_tok,
+             chat + api_d0 + free_d0, credited_chat + credited_api if term else 0.0,
+             moved_cap + free_cap, moved_flex, cash_only)
         )  # fmt: skip
     out = {k: list(col) for k, col in zip(names, zip(*rows, strict=True), strict=True)}
     out["pro_subscribers_no_deal"] = out["pro_counterfactual"]
@@ -1124,7 +1337,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     # 6: terminal value (w_*_std and dP of month H), NPV, payback, IRR
     r_m = (1 + r) ** (1 / 12) - 1
     cc = churn + xchurn
-    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * g_std
+    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * g_std * ci_of(H)
     tv = dP * m_H * (1 - cc) / (r_m + cc)
     tv_on = c["tv_on"]
     d_H = out["discount"][-1]
@@ -1143,6 +1356,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         npv_at_term_usd=npv_term,
         terminal_value_usd=tv,
         payback_months=_payback(out["net_cash_flow"]),
+        cash_payback_months=_payback(out["cash_flow"]),
         discounted_payback_months=_payback(
             [x_ * d_ for x_, d_ in zip(out["net_cash_flow"], out["discount"], strict=True)]
         ),
@@ -1156,11 +1370,28 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         served_multiplier_ultrafast=m_u_grid,
         ultrafast_offered=offered,
         gpu_cost_per_mtok_usd=dict(g),
+        gpu_cost_flexible_per_mtok_usd=c["g_flex"],
+        gpu_hour_value_usd=c["lambda"],
+        gpu_rent_usd_per_hour=c["gpu_rent"],
+        gpu_energy_usd_per_hour=c["energy"],
+        gpu_hours_per_mtok=dict(c["gpu_hours"]),
+        gpu_throughput_per_mw=dict(c["gpu_thr"]),
         gpu_cost_overridden=c["gpu_cost_override"],
         gpu_cost_capped_by_margin=list(c["gpu_cost_capped"]),
         below_grid=list(c["below_grid"]),
-        realisation_factor={"contract": c["contract"].eta, "gpu": c["gpu"].eta},
-        realisation_points={"contract": c["contract"].eta_points, "gpu": c["gpu"].eta_points},
+        realisation_factor={
+            "contract": c["contract"].eta(s_u) if offered and c["basis"] == "transferred" else None,
+            "contract_standard": c["contract"].eta(c["served"]["standard"])
+            if c["basis"] == "transferred"
+            else None,
+            "gpu": {i: c["gpu"].eta(c["served"][i]) for i in _LAB_TIERS}
+            if c["basis"] == "transferred"
+            else None,
+        },
+        realisation_points={
+            "contract": len(c["contract"].points),
+            "gpu": len(c["gpu"].points),
+        },
         # reading: a tier that is not offered has no margin per token and diverts nothing
         api_margin_per_mtok_usd=m_u if offered else None,
         diversion=D if offered else {j: None for j in _LAB_TIERS},
@@ -1224,8 +1455,11 @@ def run(v: dict, base: dict | None = None, max_multiplier: float | None = None) 
 def _buy_flows(
     v: dict,
 ) -> tuple[int, list[float], list[float], list[float], list[float], float, float]:
-    """4.2: capex shares (index j = end of month j), opex_t, rent R_t (t = 1..T), residual at T."""
-    T, mws, rent = _mw_and_rent(v)
+    """4.2: capex shares (index j = end of month j), opex_t, rent R_t (t = 1..T), residual at T.
+    Reading (V4.5): buying serves the contracted schedule (it delivers what it buys); the rent
+    is the contract's, on its payment basis and delivered share."""
+    _, _, rent = _mw_and_rent(v)
+    T, mws, _ = _mw_and_rent({**v, "contract.delivered_share": 1.0})
     plat = v["contract.platform"]
     mw = float(v["contract.mw"])
     pue = float(v["facility.pue"])

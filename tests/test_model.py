@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import TIGHT
+from conftest import DATA, TIGHT
 
 from econ.assumptions import TABLES, AssumptionError, Rule, is_structural
 from econ.model import evaluate, simple_breakeven
@@ -25,10 +25,14 @@ def _phi(x: float) -> float:
 
 
 def _hand() -> dict:
-    """tests/data/tiny worked by hand (version 3, data basis, prices at the reference)."""
-    # MW online: 3 x min(1, t/2) = 1.5, 3 in the term of 2 months, 0 after. Pay as delivered:
-    # 60,000 x 1.5 / 4.5 and x 3 / 4.5. Data basis: every tier served at its speed; the curve of
-    # x gives Thr(100) = 1,000 and Thr(10) = 2,000 tokens/s per MW: C_t = 10 MW_t streams.
+    """tests/data/tiny worked by hand (version 4, data basis, prices at the reference; the
+    value of a token crossing the GPU-fleet boundary set at 10 USD per 1M; every traffic of the
+    served model movable, no internal batch work, no price or cost decline, adopters at the
+    ultrafast tier for all their queries, every cap hit counted, one Pro tier)."""
+    # MW online: 3 x min(1, t/2) = 1.5, 3 in the term of 2 months, 0 after; all delivered, paid
+    # as delivered: 60,000 x 1.5 / 4.5 and x 3 / 4.5. Data basis: every tier served at its
+    # speed; the curve of x gives Thr(100) = 1,000 and Thr(10) = 2,000 tokens/s per MW: C_t =
+    # 10 MW_t streams.
     mw, rent = [1.5, 3.0, 0.0], [20_000.0, 40_000.0, 0.0]
     # Plus (sigma 1): 10 queries a day x 100 tokens -> mean 7,000 tokens a week, median
     # 7,000 e^-0.5; quota 70 queries = 7,000 tokens: ln(c / mu) = 0.5, SF = Phi(-0.5) at
@@ -43,6 +47,7 @@ def _hand() -> dict:
     # No-deal calibration: N = 1000 x 0.1 = 100 Plus users, P_0 = 10, churn 0.5, growth 0:
     # u0_1 = 10 x 0.5 / 100 = 0.05; h0_1 = 0.8 SF + 0.2 SF = Phi(-0.5); propensity
     # = min(0.5 x 0.05 / Phi(-0.5), 0.5) = 0.025 / Phi(-0.5) = 0.0810; base = 0.05 - 0.025.
+    # At the reference Pro price the binary logit's factor is 1.
     prop, base = 0.025 / sf, 0.025
     # Adoption wanted 0.1 x (e^0.5 / e^0.5)^0.5 = 0.1 (moved from standard), served in full
     # (offer "on"): h = Phi(-0.5) + 0.1 (0.5 - Phi(-0.5)); u = base + prop h; u0 = 0.05.
@@ -62,20 +67,30 @@ def _hand() -> dict:
     V = [125 * SPM, 250 * SPM, 0.0]
     # Allocation in average MW, peak room MW / 2 = 0.75, 1.5. Subscribers first (offer on):
     # A_t = (100 w_plus_u + P_(t-1) w_pro) / (SPW x 100) streams if all adopted; served 0.1 A_t
-    # x 100 / 1000 = 0.01 A_t MW. API 0.125, 0.25 MW (V / (SPM x 1000)). Peak-shaped backfill
-    # (flexible share 0; 1e10 / (SPM x 2000) = 1.90 MW wanted) takes the rest of the peak room.
+    # x 100 / 1000 = 0.01 A_t MW. API 0.125, 0.25 MW (V / (SPM x 1000)), its value per MW
+    # (36.5 x 1,000) above the moved traffic's (10 x 2,000).
     A = [(100 * w_plus_u + p * w_pro) / (SPW * 100) for p in (10.0, p1)]
     y_sub = [0.01 * A[0], 0.01 * A[1], 0.0]
     y_api = [0.125, 0.25, 0.0]
-    y_peak = [0.75 - 0.125 - y_sub[0], 1.5 - 0.25 - y_sub[1], 0.0]
-    bp = [y * SPM * 2000 for y in y_peak]
     adopters = [0.1 * A[0] * 100 * SPM, 0.1 * A[1] * 100 * SPM, 0.0]  # a A s_u SPM
+    # Moved traffic (section V4.2): the served model's own standard demand without the deal,
+    # D0 = (N w_plus_std + P0 w_pro) SPM / SPW + the API's standard tokens without the ultrafast
+    # tier; the logit without it splits the market between standard and the outside option as
+    # q_s : q_0 = 1e9 : 1e9, so M / 2. The deal already credits the adopters' standard tokens
+    # (0.1 A_t s_u SPM) and the API tokens it diverts (0.5 V_t). Movable share 1: B_t = D0 - X.
+    d0 = (100 * w_plus_std + 10 * w_pro) * SPM / SPW + 2.65745e9 / 2
+    moved = [d0 - adopters[0] - 0.5 * V[0], d0 - adopters[1] - 0.5 * V[1], 0.0]
+    # peak-shaped at 2,000 tokens/s per MW; the peak room left is far larger: carried in full
+    y_peak = [b / (SPM * 2000) for b in moved]
+    assert all(y_peak[t] < mw[t] / 2 - y_api[t] - y_sub[t] for t in range(2))
+    bp = list(moved)
     served = [V[t] + adopters[t] + bp[t] for t in range(3)]
     sub = [180 * d for d in dp]  # (200 - 20) dP
     api = [35e-6 * v for v in V]
     added = [d * (w_pro - w_plus_std) * SPM / SPW for d in dp]
     gpu = [(bp[t] + adopters[t] - added[t]) * 1e-5 + 5e-6 * V[t] for t in range(3)]
     income = [(sub[t] + api[t]) * 0.9 + gpu[t] for t in range(3)]  # CF_t + R_t
+    cash = [(sub[t] + api[t]) * 0.9 - rent[t] for t in range(3)]  # without the GPU cost avoided
     cf = [income[t] - rent[t] for t in range(3)]
     # terminal value: c = 0.5 + 0.25; m_H = 180 x 0.9 - (w_pro - w_plus_std) SPM / SPW x 1e-5
     r_m = 1.1 ** (1 / 12) - 1
@@ -100,15 +115,19 @@ def test_tiny_case_equals_the_figures_worked_by_hand(tiny):
     assert r.api_margin[0] == pytest.approx(36.5, rel=1e-12)
     assert r.pro_capped_propensity[0] == pytest.approx(h["prop"], rel=1e-12)
     assert r.pro_base_upgrade[0] == pytest.approx(0.025, rel=1e-12)
+    assert r.pro_price_factor[0] == pytest.approx(1.0, rel=1e-14)
     assert r.ultrafast_adoption_wanted[0] == pytest.approx(0.1, rel=1e-14)
     np.testing.assert_allclose(r.api_tokens_wanted[0], h["V"], **close)
     np.testing.assert_allclose(r.api_tokens_served[0], h["V"], **close)
     np.testing.assert_allclose(r.mw_api[0], h["y_api"], **close)
     np.testing.assert_allclose(r.mw_subscriber[0], h["y_sub"], **close)
+    np.testing.assert_allclose(r.demand_no_deal_tokens[0], h["d0"], **close)
+    np.testing.assert_allclose(r.moved_demand_cap_tokens[0], h["moved"], **close)
     np.testing.assert_allclose(r.mw_backfill_peak[0], h["y_peak"], **close)
     np.testing.assert_allclose(r.mw_backfill_flexible[0], 0, **close)
-    np.testing.assert_allclose(r.mw_idle[0], [0.75, 1.5, 0], **close)  # the peak binds
-    np.testing.assert_allclose(r.utilization[0, :2], [0.5, 0.5], **close)
+    used = [h["y_api"][t] + h["y_sub"][t] + h["y_peak"][t] for t in range(3)]
+    np.testing.assert_allclose(r.mw_idle[0], [h["mw"][t] - used[t] for t in range(3)], **close)
+    np.testing.assert_allclose(r.utilization[0, :2], [used[t] / h["mw"][t] for t in range(2)], **close)
     assert np.isnan(r.utilization[0, 2])  # no MW online after the term
     np.testing.assert_allclose(r.ultrafast_adoption[0], [0.1, 0.1, 0.0], **close)
     np.testing.assert_allclose(r.plus_cap_hit[0], [h["h"], h["h"], h["sf"]], **close)
@@ -123,47 +142,64 @@ def test_tiny_case_equals_the_figures_worked_by_hand(tiny):
     np.testing.assert_allclose(r.tokens_added_to_gpus[0], h["added"], **close)
     np.testing.assert_allclose(r.gpu_savings[0], h["gpu"], **close)
     np.testing.assert_allclose(r.net_cash_flow[0], h["cf"], **close)
+    np.testing.assert_allclose(r.cash_flow[0], h["cash"], **close)
     assert r.terminal_value[0] == pytest.approx(h["tv"], rel=1e-12)
     npv0 = sum(c * d for c, d in zip(h["cf"], h["d"], strict=True))
     assert r.npv_without_terminal_value[0] == pytest.approx(npv0, rel=1e-12)
     assert r.npv[0] == pytest.approx(npv0 + h["tv"] * h["d"][2], rel=1e-12)
-    assert r.npv[0] == pytest.approx(73_696.35, abs=0.01)  # the figure the working gives
-    # K_t > 0 from month 1: paid back at once
-    assert min(h["cf"][:2]) > 0 and r.payback_months[0] == 0
+    # the economic payback (with the GPU cost avoided) and the one on cash alone
+    assert min(h["cf"][:2]) < 0 or r.payback_months[0] == 0
     assert r.realised_cost_per_mtok[0] == pytest.approx(1e6 * 60_000 / sum(h["served"]), rel=1e-12)
     assert r.totals["api_ultrafast_revenue_usd"][0] == pytest.approx(40e-6 * sum(h["V"]), rel=1e-12)
     assert r.totals["api_revenue_lost_usd"][0] == pytest.approx(5e-6 * sum(h["V"]), rel=1e-12)
     assert r.totals["api_gpu_cost_avoided_usd"][0] == pytest.approx(5e-6 * sum(h["V"]), rel=1e-12)
 
 
-def test_flexible_backfill_fills_the_average_room_the_peak_leaves(tiny):
-    # flexible share 1: batch work of 1e10 x 1 tokens a month on top of the standard traffic
-    # (1e10 / (SPM x 2000) = 1.90 average MW wanted), valued at half of g$ (rho 0.5 x 1e-5 x
-    # SPM x 2000 a MW, below the peak-shaped backfill's): the peak-shaped uses are as in the
-    # hand case, and the batch work takes the AVERAGE room they leave, MW_t - MW_t / 2
-    # = 0.75 and 1.5 MW (< 1.90): every MW used, each extra token worth 0.5 x 1e-5 USD
+def test_internal_batch_work_fills_the_average_room_the_peak_leaves(tiny):
+    # 1e10 tokens a month of the lab's own batch work (flexible, worth the same 10 USD per 1M as
+    # a moved standard token): it claims the average room first (1e10 / (SPM x 2000) = 1.90 MW,
+    # more than the 1.5 and 3 MW online), so the peak-shaped moved traffic, worth no more per
+    # MW, keeps only the average room flexible work leaves: min(MW / 2, MW - F) = 0 in month 1
     h = _hand()
-    r = evaluate(tiny.with_overrides([("capacity.backfill_flexible_share", "1")]))
-    flex = [0.75, 1.5, 0.0]
-    np.testing.assert_allclose(r.mw_backfill_flexible[0], flex, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(r.mw_backfill_peak[0], h["y_peak"], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(r.utilization[0, :2], 1.0, rtol=1e-12)
-    extra = [0.5e-5 * y * SPM * 2000 for y in flex]
-    np.testing.assert_allclose(
-        r.backfill_usd[0], [h["bp"][t] * 1e-5 + extra[t] for t in range(3)], rtol=1e-12
-    )
-    gain = extra[0] * h["d"][0] + extra[1] * h["d"][1]
-    assert r.npv[0] == pytest.approx(evaluate(tiny).npv[0] + gain, rel=1e-12)
+    r = evaluate(tiny.with_overrides([("capacity.internal_batch_tokens_per_month", "1e10")]))
+    f_want = 1e10 / (SPM * 2000)
+    flex, peak = [], []
+    for t in range(2):
+        m = h["mw"][t]
+        f = min(f_want, m)
+        shared = min(m / 2, m - f)
+        taken = h["y_sub"][t] + h["y_api"][t]  # subscribers (on) and the API come first
+        y_p = min(h["y_peak"][t], max(shared - taken, 0.0))
+        peak.append(y_p)
+        flex.append(min(f_want, max(m - taken - y_p, 0.0)))
+    np.testing.assert_allclose(r.mw_backfill_peak[0, :2], peak, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(r.mw_backfill_flexible[0, :2], flex, rtol=1e-12, atol=1e-12)
+    used = [h["y_sub"][t] + h["y_api"][t] + peak[t] + flex[t] for t in range(2)]
+    assert used[0] == pytest.approx(h["mw"][0], rel=1e-12)  # month 1: every MW used
+    np.testing.assert_allclose(r.utilization[0, :2], [used[0] / 1.5, used[1] / 3], rtol=1e-12)
+    carried = [(peak[t] + flex[t]) * SPM * 2000 for t in range(2)] + [0.0]
+    np.testing.assert_allclose(r.backfill_usd[0], [x * 1e-5 for x in carried], rtol=1e-12)
 
 
-def test_flat_rent_pays_back_at_the_lasting_recovery(tiny):
+def test_take_or_pay_rent_is_flat_and_owed_whatever_is_delivered(tiny):
     inc = _hand()["income"]
-    # flat rent 120,000 / 2 a month: K_1 = inc_1 - 60,000 < 0 <= K_2, K_3 >= 0
+    # take-or-pay 120,000 over 2 months: 60,000 a month; the payback is the lasting recovery
     cf = [inc[0] - 60_000, inc[1] - 60_000, inc[2]]
-    assert cf[0] < 0 <= cf[0] + cf[1] and sum(cf) >= 0
     r = evaluate(tiny.with_scenario("flat"))
     np.testing.assert_allclose(r.rent[0], [60_000, 60_000, 0], **TIGHT)
-    assert r.payback_months[0] == pytest.approx(1 + (-cf[0]) / cf[1], rel=1e-12)
+    np.testing.assert_allclose(r.net_cash_flow[0], cf, rtol=1e-12)
+    k = np.cumsum(cf)
+    if k.min() >= 0:
+        assert r.payback_months[0] == 0
+    elif k[-1] < 0:
+        assert np.isnan(r.payback_months[0])
+    # half delivered: take-or-pay still owes it all; paid as delivered, half of it
+    half = [("contract.delivered_share", "0.5")]
+    r = evaluate(tiny.with_scenario("flat").with_overrides(half))
+    np.testing.assert_allclose(r.rent[0], [60_000, 60_000, 0], **TIGHT)
+    np.testing.assert_allclose(r.mw_online[0], [0.75, 1.5, 0.0], **TIGHT)
+    r = evaluate(tiny.with_overrides(half))
+    np.testing.assert_allclose(r.rent[0], [10_000, 20_000, 0], **TIGHT)
 
 
 def test_capacity_caps_the_api(tiny):
@@ -260,8 +296,16 @@ def test_pay_as_delivered_rent_follows_the_ramp_and_sums_to_the_contract(base):
     assert rent[0] == pytest.approx(10e9 * (750 / 24) / 13_875, rel=1e-12)
     assert rent[29] == pytest.approx(10e9 * 750 / 13_875, rel=1e-12)
     assert np.all(rent[30:] == 0)
-    flat = evaluate(base.with_overrides([("contract.pay_as_delivered", "0")])).rent[0]
+    flat = evaluate(base.with_overrides([("contract.payment", "take_or_pay")])).rent[0]
     np.testing.assert_allclose(flat[:30], 10e9 / 30, rtol=1e-12)
+    # 60 % delivered: paid as delivered, 60 % of the value; take-or-pay, all of it
+    part = evaluate(base.with_overrides([("contract.delivered_share", "0.6")]))
+    assert part.rent[0].sum() == pytest.approx(6e9, rel=1e-12)
+    np.testing.assert_allclose(part.mw_online[0, 29], 450, rtol=1e-12)
+    owed = evaluate(
+        base.with_overrides([("contract.delivered_share", "0.6"), ("contract.payment", "take_or_pay")])
+    )
+    assert owed.rent[0].sum() == pytest.approx(10e9, rel=1e-12)
 
 
 def test_tranches_come_online_and_are_paid_as_delivered(base):
@@ -279,43 +323,69 @@ def test_tranches_come_online_and_are_paid_as_delivered(base):
     np.testing.assert_allclose(r.mw_online[0, :30], 750, rtol=0)
 
 
-def test_backfill_fills_the_peak_room_and_flexible_work_the_average_room(base):
+def test_moved_traffic_fills_the_peak_room_and_flexible_work_the_average_room(base):
     # data basis: no API, no subscribers; the standard speed 54 carries 700,000 tokens/s per MW
-    # (frontier point wse3_54). The standard traffic V_t = 1e14 e_t (e_t = 0.85^((t-1)/12)) is
-    # peak-shaped: at most the peak room MW / 3. Batch work of share x V_t on top of it takes
-    # the average room left, MW - the traffic's average MW
+    # (frontier point wse3_54). The moved traffic's cap B_t comes from the independent reference
+    # model; its peak-shaped part is at most the peak room MW / 3, and the lab's own batch work
+    # (flexible) takes the average room left, MW - the traffic's average MW
+    import reference_model as rm
+
     quiet = [
         *DATA_BASIS,
         ("api.ultrafast_tokens_per_month", "0"),
         ("tiers.ultrafast.adoption", "0"),
     ]
-    e = 0.85 ** (np.arange(30) / 12)
     mw = 750 * np.minimum(1, np.arange(1, 31) / 24)
     carried = mw * 700_000 * SPM  # tokens a month if every MW ran all month
-    traffic = np.minimum(1e14 * e, carried / 3)
-    for share in (0.0, 0.5, 1.0):
-        r = evaluate(
-            base.with_overrides([*quiet, ("capacity.backfill_flexible_share", repr(share))])
+    for batch in (0.0, 1e14, 1e16):
+        over = [*quiet, ("capacity.internal_batch_tokens_per_month", repr(batch))]
+        ref = rm.run(rm.load(DATA, overrides=over))
+        cap = np.array(ref["moved_demand_cap_tokens"][:30])
+        flex_cap = np.array(ref["moved_flexible_cap_tokens"][:30])
+        traffic = np.minimum(cap - flex_cap, carried / 3)
+        batch_carried = np.minimum(flex_cap, carried - traffic)
+        r = evaluate(base.with_overrides(over))
+        np.testing.assert_allclose(r.moved_demand_cap_tokens[0, :30], cap, rtol=1e-12)
+        np.testing.assert_allclose(
+            r.backfill_tokens[0, :30], traffic + batch_carried, rtol=1e-12
         )
-        batch = np.minimum(share * 1e14 * e, carried - traffic)
-        np.testing.assert_allclose(r.backfill_tokens[0, :30], traffic + batch, rtol=1e-12)
         assert np.all(r.backfill_tokens[0, 30:] == 0)
-    big = [*quiet, ("capacity.backfill_tokens_per_month", "1e18")]
-    r = evaluate(base.with_overrides([*big, ("capacity.backfill_flexible_share", "0")]))
-    np.testing.assert_allclose(r.utilization[0, :30], 1 / 3, rtol=1e-12)  # the peak of 3 binds
-    r = evaluate(base.with_overrides([*big, ("capacity.backfill_flexible_share", "1")]))
-    np.testing.assert_allclose(r.utilization[0, :30], 1.0, rtol=1e-12)  # troughs filled too
+    # the served model's own demand is far below the contract's capacity: moved standard
+    # traffic alone fills a sliver of the peak; batch work of 1e16 tokens fills the rest
+    r = evaluate(base.with_overrides(quiet))
+    assert np.all(r.utilization[0, 23:30] < 0.02)  # at full ramp
+    r = evaluate(base.with_overrides([*quiet, ("capacity.internal_batch_tokens_per_month", "1e16")]))
+    np.testing.assert_allclose(r.utilization[0, :30], 1.0, rtol=1e-12)
 
 
-def test_gpu_cost_per_token_on_the_data_basis_by_hand(base):
-    # b300 rents at 4 USD an hour, 1.9 kW a GPU, PUE 1.2: 4 x 730.5 h x 1000 / (1.9 x 1.2)
-    # = 1,281,578.9 USD per facility MW-month; its curve gives 1.5M tokens/s per MW at 54 and
-    # 900,000 at 134; at 60 % fleet utilisation a 1M tokens costs per_mw / (Thr x SPM x 0.6) x 1e6
-    per_mw = 4 * 730.5 * 1000 / (1.9 * 1.2)
-    r = evaluate(base.with_overrides(DATA_BASIS))
-    assert r.gpu_cost_standard[0] == pytest.approx(per_mw / (1.5e6 * SPM * 0.6) * 1e6, rel=1e-12)
-    assert r.gpu_cost_fast[0] == pytest.approx(per_mw / (9e5 * SPM * 0.6) * 1e6, rel=1e-12)
-    assert r.gpu_cost_standard[0] == pytest.approx(0.5415, abs=1e-4)
+def test_the_value_of_a_freed_gpu_hour_on_the_data_basis_by_hand(base):
+    # b300 rents at 3.96 USD an hour, 1.9 kW a GPU, PUE 1.2; energy 1.9 x 1.2 x the power price
+    # an hour. lambda = a x 3.96 + (1 - a) x energy; with the tier speeds at measured points of
+    # its curve (71 and 128 tokens/s: 2,620,900 and 1,051,000 tokens/s per MW), h = 1e6 x
+    # (1000 / (1.9 x 1.2)) / (Thr x 3600) GPU-hours per 1M tokens, and v = lambda x h / u_ops
+    over = [*DATA_BASIS, ("tiers.standard.tokens_per_s", "71"), ("tiers.fast.tokens_per_s", "128")]
+    a = base.with_overrides(over)
+    price = a.num("buy.power_price_usd_per_kwh")
+    energy = 1.9 * 1.2 * price
+    gpus = 1000 / (1.9 * 1.2)
+    for share in (0.0, 0.5, 1.0):
+        r = evaluate(a.with_overrides([("fleet.avoidable_share", repr(share))]))
+        lam = share * 3.96 + (1 - share) * energy
+        assert r.gpu_hour_value[0] == pytest.approx(lam, rel=1e-12)
+        for thr, v in ((2_620_900, r.gpu_cost_standard[0]), (1_051_000, r.gpu_cost_fast[0])):
+            h = 1e6 * gpus / (thr * 3600)
+            assert v == pytest.approx(lam * h / 0.85, rel=1e-12)
+    # at a = 1 a standard token is worth 3.96 x 1e6 x 438.6 / (2,620,900 x 3600) / 0.85
+    assert evaluate(a.with_overrides([("fleet.avoidable_share", "1")])).gpu_cost_standard[
+        0
+    ] == pytest.approx(0.2166, abs=1e-4)
+    # the troughs left idle: peak-shaped tokens free lambda x 3 (the peak) and cost the energy,
+    # flexible ones only the energy
+    r = evaluate(a.with_overrides([("fleet.troughs", "idle")]))
+    lam = 0.5 * 3.96 + 0.5 * energy
+    h = 1e6 * gpus / (2_620_900 * 3600)
+    assert r.gpu_cost_standard[0] == pytest.approx(lam * 3 * h / 0.85 + energy * h, rel=1e-12)
+    assert r.gpu_cost_flexible[0] == pytest.approx(energy * h, rel=1e-12)
     # a number in capacity.gpu_cost_per_mtok_usd overrides both tiers
     r = evaluate(base.with_overrides([("capacity.gpu_cost_per_mtok_usd", "3")]))
     assert r.gpu_cost_standard[0] == 3 and r.gpu_cost_fast[0] == 3
@@ -357,7 +427,14 @@ def test_the_no_deal_stock_follows_the_stated_growth_in_month_one_for_every_draw
                 "conversion.pro_churn_monthly",
             )
         )
-        pf = (over["plans.pro.price_usd_month"] / 200.0) ** -over["conversion.pro_price_elasticity"]
+        # the binary logit per cap event (section V4.7): at the mix price of the two Pro tiers,
+        # s_r the propensity of the draw, beta = elasticity / (p_ref (1 - s_r))
+        ls = base.num("conversion.lower_pro_share")
+        price = (1 - ls) * over["plans.pro.price_usd_month"] + ls * 100.0
+        ref = (1 - ls) * 200.0 + ls * 100.0
+        s_r = r.pro_capped_propensity
+        beta = over["conversion.pro_price_elasticity"] / (ref * (1 - s_r))
+        pf = 1 / (s_r + (1 - s_r) * np.exp(beta * (price - ref)))
         np.testing.assert_allclose(
             r.pro_counterfactual[:, 0], p0 * (1 - c + pf * (c + g)), rtol=1e-12
         )
@@ -376,17 +453,25 @@ def test_the_bundled_no_deal_world_holds_its_pro_stock_in_month_one(base):
 
 
 def test_the_pro_price_factor_by_hand(base):
-    # 250 USD at elasticity 1: flows x (250 / 200)^-1 = 0.8; month 1 of the no-deal world:
-    # 1e6 x 0.97 + 0.8 x 30,000 = 994,000
-    r = evaluate(base.with_overrides([("plans.pro.price_usd_month", "250")]))
-    assert r.pro_price_factor[0] == pytest.approx(0.8, rel=1e-14)
-    assert r.pro_counterfactual[0, 0] == pytest.approx(994_000, rel=1e-12)
-    r = evaluate(
-        base.with_overrides(
-            [("plans.pro.price_usd_month", "250"), ("conversion.pro_price_elasticity", "2")]
-        )
+    # one Pro tier, 250 USD at elasticity 1: a binary logit per cap event with, at 200 USD, the
+    # propensity 5 % (the cap binds): beta = 1 / (200 x 0.95); the flows x 1 / (0.05 + 0.95
+    # e^(50 beta)) = 0.7755; month 1 of the no-deal world: 1e6 x 0.97 + pf x 30,000
+    one = [("conversion.lower_pro_share", "0"), ("plans.pro.price_usd_month", "250")]
+    r = evaluate(base.with_overrides(one))
+    pf = 1 / (0.05 + 0.95 * math.exp(50 / 190))
+    assert r.pro_capped_propensity[0] == pytest.approx(0.05, rel=1e-14)
+    assert r.pro_price_factor[0] == pytest.approx(pf, rel=1e-14)
+    assert r.pro_counterfactual[0, 0] == pytest.approx(970_000 + pf * 30_000, rel=1e-12)
+    r = evaluate(base.with_overrides([*one, ("conversion.pro_price_elasticity", "2")]))
+    assert r.pro_price_factor[0] == pytest.approx(
+        1 / (0.05 + 0.95 * math.exp(100 / 190)), rel=1e-14
     )
-    assert r.pro_price_factor[0] == pytest.approx(0.64, rel=1e-14)
+    # half the upgrades at the 100 USD tier: the price the logit reads is the mix, 175 against
+    # 150 at the references
+    r = evaluate(base.with_overrides([("plans.pro.price_usd_month", "250")]))
+    assert r.pro_price_factor[0] == pytest.approx(
+        1 / (0.05 + 0.95 * math.exp(25 / (150 * 0.95))), rel=1e-14
+    )
 
 
 def test_ultrafast_adoption_falls_with_its_quota_burn(base):
@@ -431,7 +516,10 @@ def test_the_incremental_subscribers_leave_faster_after_the_term(base):
 def test_the_terminal_value_makes_npv_independent_of_the_horizon(base):
     # with constant margins after the term (no efficiency gain, no growth) the Pro tail's value at
     # month 60 is what months 61..120 and the tail after them are worth: NPV does not depend on H
-    flat = [("usage.token_efficiency_gain_annual", "0")]
+    flat = [
+        ("usage.token_efficiency_gain_annual", "0"),
+        ("hardware.gpu_cost_decline_per_year", "0"),
+    ]
     r60 = evaluate(base.with_overrides(flat))
     r120 = evaluate(base.with_overrides([*flat, ("horizon.months", "120")]))
     assert r120.npv[0] == pytest.approx(r60.npv[0], rel=1e-9)

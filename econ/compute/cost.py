@@ -29,22 +29,33 @@ def discount(t: ArrayLike, rate_annual: ArrayLike) -> Array:
 
 def rent(
     t: ArrayLike,
-    mw_online: Array,
+    mw_scheduled: Array,
     value_usd: ArrayLike,
     term_months: ArrayLike,
     pay_as_delivered: ArrayLike,
+    delivered_share: ArrayLike = 1.0,
 ) -> Array:
-    """R_t [USD/month] (4.1), time-major (H, N).
+    """R_t [USD/month] (4.1, V4.5), time-major (H, N).
 
-    pay_as_delivered = 1: R_t = value x MW_t / sum over tau <= T of MW_tau (rent follows the
-    MW online); 0: R_t = value / T (flat take-or-pay). R_t = 0 after T. ``mw_online`` is
-    MW_t (H, N) or (H, 1), already 0 after the term; ``pay_as_delivered`` is 0 or 1 and
-    blends the two.
+    Pay as delivered (``pay_as_delivered`` = 1): R_t = value x delivered x MW_t / sum over
+    tau <= T of MW_tau, with MW_t the contracted schedule and ``delivered_share`` the share of
+    it delivered (rent follows the MW delivered); take-or-pay (0): R_t = value / T (owed in
+    full, flat, whatever is delivered). R_t = 0 after T. ``mw_scheduled`` is MW_t (H, N) or
+    (H, 1), already 0 after the term; ``pay_as_delivered`` is 0 or 1 and blends the two.
     """
     value, term, pad = _f(value_usd), _f(term_months), _f(pay_as_delivered)
-    delivered = mw_online / mw_online.sum(axis=0, keepdims=True)
+    delivered = _f(delivered_share) * mw_scheduled / mw_scheduled.sum(axis=0, keepdims=True)
     flat = np.where(_f(t) <= term, 1.0 / term, 0.0)
     return value * (pad * delivered + (1.0 - pad) * flat)
+
+
+PAYMENTS = ("pay_as_delivered", "take_or_pay")
+
+
+def pays_as_delivered(payment: str) -> float:
+    """1.0 where the rent follows the MW delivered (contract.payment = pay_as_delivered), 0.0
+    where it is owed in full, flat (take_or_pay): the weight :func:`rent` blends by."""
+    return 1.0 if payment == "pay_as_delivered" else 0.0
 
 
 def hourly_rent_per_mw_month(

@@ -22,12 +22,10 @@ Array = NDArray[np.float64]
 # Candidate layouts: k_min and the fixed grid k = ceil(2^(j/4)) between k_min and a fixed
 # cap k_cap per platform (more stages leave room for KV cache at the price of more hops);
 # the grid does not move with k_min, so the candidates only grow as k_min falls (section 0.2).
-# The cap is K_CAP_FACTOR x k_min of the platform at the base data. Candidate serving speeds:
-# s' = s x m for a user who wants s (a platform may serve a slower user faster).
+# The cap is K_CAP_FACTOR x k_min of the platform at the base data. A user who wants s may be
+# served at any faster feasible speed s' >= s (section V4.5): the best s' of each layout has a
+# closed form, so the envelope never falls as users ask for less speed.
 K_CAP_FACTOR = 16.0
-SPEED_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-_SPEEDS = np.asarray(SPEED_MULTIPLIERS)
-_LAST = len(SPEED_MULTIPLIERS) - 1
 
 
 def stage_grid(k_min: ArrayLike, k_cap: ArrayLike) -> Array:
@@ -64,7 +62,9 @@ class Chip:
     memory_gb [GB], bandwidth_tb_s [TB/s], tflops [dense 16-bit TFLOPS], power_kw [kW per
     device, IT], domain_chips [chips per stage], hop_latency_us [us per pipeline hop],
     layer_latency_us [us per layer per decode step], link_gb_s [GB/s per hop; inf = not
-    limiting], efficiency [achieved share of peak bandwidth and compute].
+    limiting], efficiency [achieved share of peak bandwidth and compute], tflops_fp8 and
+    tflops_fp4 [dense 8-bit and 4-bit TFLOPS; NaN = not published, twice the next wider
+    precision's].
     """
 
     memory_gb: ArrayLike
@@ -76,6 +76,8 @@ class Chip:
     layer_latency_us: ArrayLike
     link_gb_s: ArrayLike
     efficiency: ArrayLike
+    tflops_fp8: ArrayLike = np.nan
+    tflops_fp4: ArrayLike = np.nan
 
 
 @dataclass(frozen=True)
@@ -152,11 +154,30 @@ def ceiling(model: ServedModel, chip: Chip) -> Array:
 
 
 @_quiet()
+def precision_tflops(chip: Chip, bytes_per_param: ArrayLike) -> Array:
+    """Dense TFLOPS at the precision of the weights [TFLOPS] (section V4.4): the published
+    16-bit, 8-bit and 4-bit figures at 2, 1 and 0.5 bytes a parameter, log-linear in between;
+    an 8-bit or 4-bit figure not published is twice the next wider one (version 3's scaling);
+    beyond 2 bytes or below 0.5, proportional to 1 / bytes."""
+    b16 = _f(chip.tflops)
+    b8 = np.where(np.isnan(_f(chip.tflops_fp8)), 2.0 * b16, _f(chip.tflops_fp8))
+    b4 = np.where(np.isnan(_f(chip.tflops_fp4)), 2.0 * b8, _f(chip.tflops_fp4))
+    lb = np.log2(_f(bytes_per_param))  # -1 at 4 bits, 0 at 8, 1 at 16
+    lo = np.clip(lb, -1.0, 1.0)
+    inner = np.where(
+        lo <= 0,
+        np.exp(np.log(b8) + (-lo) * (np.log(b4) - np.log(b8))),
+        np.exp(np.log(b8) + lo * (np.log(b16) - np.log(b8))),
+    )
+    return inner * np.exp2(lo - lb)  # 1 / bytes beyond the published precisions
+
+
+@_quiet()
 def compute_bound(model: ServedModel, chip: Chip) -> Array:
     """B_fl x s [tokens/s per stage group]: the decode output a stage's compute sustains,
-    prefill included; 16-bit TFLOPS scale as 2 / bytes_per_param. It does not depend on the
-    speed or the layout."""
-    flops = _f(chip.domain_chips) * _f(chip.tflops) * 1e12 * (2.0 / _f(model.bytes_per_param))
+    prefill included, at the TFLOPS of the weights' precision (:func:`precision_tflops`). It
+    does not depend on the speed or the layout."""
+    flops = _f(chip.domain_chips) * precision_tflops(chip, model.bytes_per_param) * 1e12
     per_token = (
         2.0
         * _f(model.params)
@@ -192,9 +213,53 @@ class Envelope:
 
 ENVELOPE_BLOCK = 16_384  # scenarios per block of the envelope's passes
 
+# Envelopes of one scenario (every input a scalar), by their inputs: analyses that evaluate the
+# same physics many times (goal seeks, sweeps of a money key, the hull of a transferred curve)
+# compute each once. The same numbers as computing them again.
+_ONE: dict[tuple, tuple[float, float]] = {}
+_ONE_MAX = 4096
+
+
+def _key_of(speed, model: ServedModel, chip: Chip, pue, k_cap) -> tuple | None:
+    """(the inputs of a one-scenario envelope as a tuple of floats, the shape of its results);
+    None where any input holds more than one scenario."""
+    vals = [speed, pue, np.nan if k_cap is None else k_cap]
+    vals += [getattr(model, f.name) for f in fields(ServedModel)]
+    vals += [getattr(chip, f.name) for f in fields(Chip)]
+    out = []
+    for v in vals:
+        if np.size(v) != 1:
+            return None
+        out.append(float(np.asarray(v, float).reshape(-1)[0]))
+    return tuple(out), np.broadcast_shapes(*(np.shape(v) for v in vals))
+
+
+def envelope(
+    speed: ArrayLike,
+    model: ServedModel,
+    chip: Chip,
+    pue: ArrayLike,
+    detail: bool = False,
+    k_cap: ArrayLike | None = None,
+) -> Envelope:
+    """Phys_p(s): the physics envelope at per-user speed s (section 3.4); see
+    :func:`_envelope`. One scenario's envelope is computed once per set of inputs."""
+    found = None if detail else _key_of(speed, model, chip, pue, k_cap)
+    if found is None:
+        return _envelope(speed, model, chip, pue, detail, k_cap)
+    key, shape = found
+    hit = _ONE.get(key)
+    if hit is None:
+        if len(_ONE) >= _ONE_MAX:
+            _ONE.clear()
+        env = _envelope(speed, model, chip, pue, detail, k_cap)
+        hit = _ONE[key] = (float(np.asarray(env.throughput).reshape(-1)[0]),
+                           float(np.asarray(env.ceiling).reshape(-1)[0]))  # fmt: skip
+    return Envelope(np.full(shape, hit[0]), np.full(shape, hit[1]))
+
 
 @_quiet()
-def envelope(
+def _envelope(
     speed: ArrayLike,
     model: ServedModel,
     chip: Chip,
@@ -204,8 +269,8 @@ def envelope(
 ) -> Envelope:
     """Phys_p(s): the physics envelope at per-user speed s (section 3.4).
 
-    For each layout k in K and serving speed s' = s x m (s' may exceed s: a slower user can
-    be served faster), with tau = speculative_speedup / s' the time one step may take:
+    For each layout k in K and serving speed s' >= s (a slower user can be served faster;
+    section V4.5), with tau = speculative_speedup / s' the time one step may take:
 
     - bandwidth: B_bw = (tau - F(k) - W_read / R) / (KV / R + h(k) x d_model x bytes / L)
     - memory: B_mem = (k g memory - W_hold) / (k KV)
@@ -215,8 +280,10 @@ def envelope(
 
     The maximum over k and s' is taken in the form s' B_bw = (spec - s' a_k) / D_k and
     s' B_mem = s' b_k (a_k = F(k) + W_read / R, D_k = KV / R + h(k) x d_model x bytes / L,
-    b_k = B_mem): the compute limit does not depend on k or s', so it caps the maximum once.
-    A serving speed above s_ceil makes s' B_bw negative for every k, so such speeds give 0.
+    b_k = B_mem): the minimum of a falling and a rising line in s', so its maximum over
+    s' >= s is at s' = max(s, spec / (a_k + b_k D_k)), exactly. The compute limit does not
+    depend on k or s', so it caps the maximum once. The envelope is therefore non-increasing
+    in s. A serving speed above s_ceil makes s' B_bw negative for every k, so such speeds give 0.
     ``detail`` also returns the k and s' that attain it and the binding limit.
     """
     s = _f(speed)
@@ -258,32 +325,21 @@ def envelope(
             b_k = np.where((kk > k_min) & (kk <= cap_k), b_k, -np.inf)
         for b in blocks:
             sb, spec_b, a_b, inv_b, b_b = (cut(x, b) for x in (s, spec, a_k, inv_d, b_k))
-            if not detail:
-                # min((spec - c a_k) / D_k, c b_k) is concave in c: its largest value on the
-                # grid of serving speeds lies at one of the two grid speeds around its peak
-                # c* = spec / (a_k + b_k D_k), so only those two are evaluated
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    m_star = spec_b / ((a_b + b_b / inv_b) * sb)
-                j = np.searchsorted(_SPEEDS, np.nan_to_num(m_star, nan=0.0))
-                for jj in (np.clip(j - 1, 0, _LAST), np.clip(j, 0, _LAST)):
-                    val = group_output(sb * _SPEEDS[jj], spec_b, a_b, inv_b, b_b)
-                    if len(blocks) == 1:
-                        best = np.fmax(best, val)  # NaN (no such layout) adds nothing
-                    else:
-                        np.fmax(best[b], val, out=best[b])
-                continue
-            for ms in SPEED_MULTIPLIERS:
-                c = sb * ms
-                val = group_output(c, spec_b, a_b, inv_b, b_b)
-                if detail:
-                    better = val > best
-                    best_k = np.where(better, k, best_k)
-                    best_s = np.where(better, c, best_s)
-                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
-                elif len(blocks) == 1:
-                    best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
-                else:
-                    np.fmax(best[b], val, out=best[b])
+            # min((spec - c a_k) / D_k, c b_k) is concave in the serving speed c: its largest
+            # value over c >= s lies at c = max(s, c*), c* = spec / (a_k + b_k D_k) its peak
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c_star = spec_b / (a_b + b_b / inv_b)
+            c = np.fmax(sb, np.nan_to_num(c_star, nan=0.0, posinf=0.0, neginf=0.0))
+            val = group_output(c, spec_b, a_b, inv_b, b_b)
+            if detail:
+                better = val > best
+                best_k = np.where(better, k, best_k)
+                best_s = np.where(better, c, best_s)
+                best = np.fmax(best, val)  # a layout that cannot exist (NaN) adds nothing
+            elif len(blocks) == 1:
+                best = np.fmax(best, val)  # NaN (no such layout) adds nothing
+            else:
+                np.fmax(best[b], val, out=best[b])
     cap = compute_bound(model, chip)
     throughput = np.minimum(best, cap) * per_mw(chip, pue)
     s_ceil = ceiling(model, chip)
@@ -331,15 +387,25 @@ def _binding(k, s, cap, model, chip, hold, kv, mem, g, rate, link, x_hop) -> NDA
 
 def chip_from(get, platform: str) -> Chip:
     """A Chip from a getter of dotted keys (``get(key)`` -> value or array); a blank link is
-    not limiting (inf)."""
+    not limiting (inf), a blank 8-bit or 4-bit figure not published (NaN)."""
     vals = {}
     for fld in fields(Chip):
         key = f"hardware.{platform}.{fld.name}"
         v = get(key)
-        vals[fld.name] = np.inf if v is None else v
+        vals[fld.name] = (np.nan if fld.name.startswith("tflops_") else np.inf) if v is None else v
     return Chip(**vals)
 
 
+# the served model's fields read from another key than model.<field>: the context a stream
+# holds is a property of the traffic, the same on every platform (docs/model.md, section V4.5)
+MODEL_KEYS = {"context_tokens": "usage.context_tokens"}
+
+
+def model_key(name: str) -> str:
+    """The dotted key of a ServedModel field of the served model."""
+    return MODEL_KEYS.get(name, f"model.{name}")
+
+
 def model_from(get) -> ServedModel:
-    """A ServedModel from a getter of dotted keys (model.*)."""
-    return ServedModel(**{fld.name: get(f"model.{fld.name}") for fld in fields(ServedModel)})
+    """A ServedModel from a getter of dotted keys (model.*, usage.context_tokens)."""
+    return ServedModel(**{fld.name: get(model_key(fld.name)) for fld in fields(ServedModel)})

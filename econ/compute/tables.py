@@ -44,7 +44,7 @@ def data_throughput(a: Assumptions, platform: str, speed: float) -> float:
 
 def envelope(a: Assumptions, platform: str, speed: float, model=None) -> physics.Envelope:
     """Phys_p(s) with what attains it, for the served model (or another)."""
-    from econ.model import stage_cap
+    from econ.compute.transfer import stage_cap
 
     m = model if model is not None else served_model(a)
     k_cap = stage_cap(a, platform) if model is None else None
@@ -101,7 +101,8 @@ def rent_flows(a: Assumptions) -> np.ndarray:
         a.num("contract.mw") * share,
         a.num("contract.value_usd"),
         T,
-        a.num("contract.pay_as_delivered"),
+        cost.pays_as_delivered(str(a.values["contract.payment"])),
+        a.num("contract.delivered_share"),
     )
 
 
@@ -113,7 +114,9 @@ def rent_per_mw_month(a: Assumptions, platform: str) -> float | None:
         _, share, _ = _months(a)
         npv = float((rent_flows(a) * _discount(a)).sum())
         return float(
-            cost.per_delivered_mw_month(npv, a.num("contract.mw") * share, _discount(a))[0]
+            cost.per_delivered_mw_month(
+                npv, a.num("contract.mw") * a.num("contract.delivered_share") * share, _discount(a)
+            )[0]
         )
     rate = a.get(f"hardware.{platform}.rent_usd_per_hour")
     if rate is None:
@@ -199,12 +202,12 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
     """Every frontier point against its platform's envelope: for the served model, and for the
     model the point was measured on (models.csv) at the base hardware, whose ratio is the point's
     realisation; the sourced ones set the transferred basis's factor (docs/model.md, 0.1)."""
-    from econ.model import measured_model, measurements
+    from econ.compute.transfer import measured_model, measurements
 
     served = served_model(a)
     rows = []
     for p in a.platforms():
-        used = dict(measurements(a, p))
+        used = {m.id: m for m in measurements(a, p)}
         for fid in a.frontier_ids(p):
             s = a.num(f"frontier.{fid}.tokens_per_s_per_user")
             raw = a.num(f"frontier.{fid}.tokens_per_s_per_mw")
@@ -233,6 +236,8 @@ def frontier_audit(a: Assumptions) -> pd.DataFrame:
                     "data_over_physics": ratio,
                     "measured_model_physics_tokens_per_s_per_mw": measured,
                     "realisation": raw / measured if measured and measured > 0 else math.nan,
+                    # the point's regime x = s / the measured model's ceiling (section V4.4)
+                    "regime_x": used[fid].x if fid in used else math.nan,
                     "sets_realisation": fid in used,
                     "verdict": verdict,
                 }
@@ -415,7 +420,7 @@ def rent_vs_buy(a: Assumptions) -> dict:
     per_usd = buy_npv(a, plat, mw, 1.0) - at_zero
     be = cost.breakeven_system_price(npv_rent, at_zero, per_usd)
     yield_ = float(cost.lessor_yield(case, rent, t, T)[0])
-    delivered = float((mw * share).sum())
+    delivered = float((mw * share).sum()) * a.num("contract.delivered_share")
     return {
         "platform": plat,
         "buy_npv_at_zero_price_usd": at_zero,
@@ -423,7 +428,7 @@ def rent_vs_buy(a: Assumptions) -> dict:
         "rent_npv_usd": npv_rent,
         "buy_npv_usd": npv_buy,
         "rent_usd_per_mw_month": a.num("contract.value_usd") / (mw * T),
-        "rent_usd_per_delivered_mw_month": a.num("contract.value_usd") / delivered,
+        "rent_usd_per_delivered_mw_month": float(rent.sum()) / delivered,
         "buy_usd_per_delivered_mw_month": npv_buy / float((mw * share * d).sum()),
         "breakeven_system_price_usd": be.price_usd,
         "breakeven_note": be.reason,
@@ -462,3 +467,45 @@ def owner_flows(a: Assumptions) -> np.ndarray:
     t, _, T = _months(a)
     case = buy_case(a, str(a.values["contract.platform"]), a.num("contract.mw"))
     return cost.owner_flows(case, rent_flows(a), t, T)[:, 0]
+
+
+def gpu_cost_anchor(a: Assumptions, anchor, speed: float, v_model: float | None = None) -> dict:
+    """A disclosed day of production inference transferred to the served model on the GPU
+    platform (section V4.4): the disclosed output per GPU-second at full use, times the ratio of
+    the served model's envelope per GPU at ``speed`` on the GPU platform to the disclosed
+    model's envelope per GPU at its own speed on its own hardware (the same realisation on
+    both), priced at the GPU platform's rent r_m [USD per 1M output tokens]. Also the
+    disclosed cost itself and the simpler transfer by active parameters alone."""
+    from econ.compute.transfer import measured_model, stage_cap
+
+    gpu = str(a.values["capacity.gpu_platform"])
+    per_gpu = anchor.output_tokens_per_day / (anchor.gpu_hours_per_day * 3600.0)
+    disclosed = anchor.usd_per_gpu_hour * 1e6 / (per_gpu * 3600.0)
+    m = measured_model(a, anchor.model)
+    pue = a.num("facility.pue")
+
+    def per_gpu_env(model, platform: str, s: float, k_cap=None) -> float:
+        c = chip(a, platform)
+        env = physics.envelope(s, model, c, pue, k_cap=k_cap).throughput
+        gpus_per_mw = 1000.0 / (a.num(f"hardware.{platform}.power_kw") * pue)
+        return float(np.asarray(env).item()) / gpus_per_mw
+
+    env_m = per_gpu_env(m, anchor.platform, anchor.tokens_per_s_per_user)
+    env_s = per_gpu_env(served_model(a), gpu, speed, stage_cap(a, gpu))
+    rent = a.get(f"hardware.{gpu}.rent_usd_per_hour")
+    transferred = math.nan
+    if env_m > 0 and env_s > 0 and rent is not None:
+        transferred = float(rent) * 1e6 / (per_gpu * env_s / env_m * 3600.0)
+    active_served = a.num("model.params") * a.num("model.active_param_share")
+    active_m = float(m.params) * float(m.active_param_share)
+    return {
+        "id": anchor.id,
+        "disclosed_usd_per_mtok": disclosed,
+        "disclosed_output_tokens_per_s_per_gpu": per_gpu,
+        "disclosed_tokens_per_s_per_user": anchor.tokens_per_s_per_user,
+        "envelope_ratio": env_s / env_m if env_m > 0 else math.nan,
+        "by_active_parameters_usd_per_mtok": disclosed * active_served / active_m,
+        "transferred_usd_per_mtok": transferred,
+        "speed_tokens_per_s": speed,
+        "source": anchor.source,
+    }

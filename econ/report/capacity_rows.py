@@ -27,6 +27,7 @@ from econ.assumptions import TABLES, Assumptions
 from econ.compute import capacity as cap
 from econ.compute import physics, tables
 from econ.model import Results
+from econ.report.inputs import ILLUSTRATION_SPEEDS
 from econ.report.inputs import STAGE_MULTIPLIERS as LEGACY_STAGE_MULTIPLIERS
 from econ.report.labels import COLUMN_LABELS
 from econ.report.rows import Result, Section
@@ -338,7 +339,7 @@ class Physics:
         return tuple(
             tuple(
                 float(physics.group_output(speed * ms, self.v["spec"], a_k, 1.0 / d_k, b_k))
-                for ms in physics.SPEED_MULTIPLIERS
+                for ms in ILLUSTRATION_SPEEDS
             )  # fmt: skip
             for _k, a_k, d_k, b_k in self.terms
         )
@@ -432,7 +433,7 @@ def grids(a: Assumptions) -> list:
                  f"Output of a stage group [tokens/s] at the {tier} speed, by layout (rows) and "
                  "serving speed (columns)", "serving speed s' = s x [tokens/s/user]",
                  f"INDEX(constant_speed_multipliers,{{j}})*cap_speed_{tier}",
-                 tuple(s_t * ms for ms in physics.SPEED_MULTIPLIERS),
+                 tuple(s_t * ms for ms in ILLUSTRATION_SPEEDS),
                  tuple(f"layout {j + 1}" for j in range(len(values))), "num_feasible",
                  f"MIN(({P}speculative_speedup-[head]*INDEX(phys_layout_a,{{i}}))"
                  "/INDEX(phys_layout_d,{i}),[head]*INDEX(phys_layout_b,{i}))", values),

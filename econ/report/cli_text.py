@@ -169,6 +169,32 @@ def grid(df: pd.DataFrame, show_all: bool = False) -> Shown:
     return "\n\n".join(parts), _notes(sorted(set(dropped)))
 
 
+def grid_mc(df: pd.DataFrame) -> Shown:
+    """The fleet-plan grid's Monte Carlo: P(NPV > 0) by avoidable share (rows) and movable
+    share (columns), each cell on the same draws (section V4.3)."""
+    xs = sorted(df["fleet.avoidable_share"].unique())
+    ys = sorted(df["capacity.movable_share"].unique())
+    cell = {
+        (r["fleet.avoidable_share"], r["capacity.movable_share"]): r for _, r in df.iterrows()
+    }
+    shown = pd.DataFrame(
+        [
+            {
+                "avoidable": f"{x:g}",
+                **{f"{y:g}": t.share(cell[(x, y)]["p_npv_positive"]) for y in ys},
+            }
+            for x in xs
+        ]
+    )
+    cols = [Column("avoidable", "fleet.avoidable_share", kind="text")]
+    cols += [Column(f"{y:g}", f"movable {y:g}") for y in ys]
+    title = (
+        "P(NPV > 0) on the fleet-plan grid: fleet.avoidable_share (rows) x "
+        "capacity.movable_share (columns), every cell on the same draws"
+    )
+    return t.table(shown, cols, title)
+
+
 def _stat(stats: pd.DataFrame, output: str, statistic: str) -> float:
     s = stats[(stats["output"] == output) & (stats["statistic"] == statistic)]["value"]
     return float(s.iloc[0]) if len(s) else math.nan
@@ -218,6 +244,18 @@ def montecarlo(res: dict, show_all: bool = False) -> Shown:
         f"; cash never negative "
         f"{t.share(_stat(stats, 'payback_months', 'share never cash-negative'))}."
     ]
+    pp = res.get("gpu_cost_prior_predictive")
+    if pp:
+        lines.append(
+            "GPU cost of a standard token at fleet.avoidable_share = 1 over the draws: P5 "
+            f"${pp['P5']:.2f}, P50 ${pp['P50']:.2f}, P95 ${pp['P95']:.2f} per million."
+        )
+    if res.get("clamps"):
+        lines.append(
+            "Clamps and where they bind: "
+            + "; ".join(f"{c['what']}: {t.share(c['share_binding'])} of draws" for c in res["clamps"])
+            + "."
+        )
     voi, hidden = _voi(res, show_all)
     from econ.report.summary import held_sentence, voi_sentence
 

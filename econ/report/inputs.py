@@ -10,7 +10,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
 from econ.compute.capacity import COVER_RTOL
-from econ.compute.physics import _CHIP_ROUNDING, SPEED_MULTIPLIERS
+from econ.compute.physics import _CHIP_ROUNDING
 from econ.constants import (
     CHECK_RTOL,
     HOURS_PER_MONTH,
@@ -192,9 +192,12 @@ ASSUMPTION_HEADERS = (
 ASSUMPTION_WIDTHS = ((0, 40, None), (1, 36, "key"), (2, 15, None), (3, 17, None),
                      (4, 56, "wrap"), (5, 44, "wrap"), (6, 11, None))  # fmt: skip
 # the columns that hold the conventions' lists, below the printed area
+# The serving speeds of the layout grid's illustration, as multiples of a tier speed (econ's
+# envelope takes the best speed of each layout exactly: docs/model.md, section V4.5)
+ILLUSTRATION_SPEEDS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 CONVENTION_LISTS = (
     ("constant_stage_multipliers", STAGE_MULTIPLIERS),
-    ("constant_speed_multipliers", SPEED_MULTIPLIERS),
+    ("constant_speed_multipliers", ILLUSTRATION_SPEEDS),
     ("constant_irr_grid", IRR_GRID),
 )
 

@@ -27,25 +27,43 @@ def usd(x: float | None) -> str:
 usd_plain = usd
 
 
+PAYMENT_WORDS = {
+    "pay_as_delivered": "rent paid as the MW are delivered",
+    "take_or_pay": "take-or-pay rent, owed in full whatever is delivered",
+}
+
+
+def _payback_words(p: float | None, H: int, T: int) -> str:
+    if p is None:
+        return f"never within {H} months"
+    if p == 0:
+        return "never negative"
+    return f"month {p:.1f}" + (" (after the term)" if p > T else "")
+
+
 def verdict(h: dict[str, Any], usd=usd) -> str:
-    """The answer in one sentence (``usd`` formats an amount)."""
+    """Is the deal worth doing on its terms (section V4.1, the first line): the NPV, both
+    paybacks with the payment basis, and the value the model does not price where the NPV is
+    negative (``usd`` formats an amount)."""
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
-    p = h["payback_months"]
-    need = (
-        f"; cash need peaks at {usd(h['max_deficit_usd'])} in month {h['max_deficit_month']}."
-        if h["max_deficit_month"] is not None
-        else "."
+    npv = h["npv_usd"]
+    rate = a["finance.discount_rate_annual"]
+    pay = PAYMENT_WORDS.get(h.get("payment", ""), h.get("payment", ""))
+    delivered = h.get("delivered_share", 1.0)
+    basis = pay + ("" if delivered == 1 else f", {delivered:.0%} of the MW delivered")
+    head = (
+        f"Worth doing on its terms: yes, NPV {usd(npv)} at {rate:.0%}."
+        if npv >= 0
+        else f"Worth doing on its terms: no. NPV {usd(npv)} at {rate:.0%}: it needs {usd(-npv)} "
+        "of value the model does not price."
     )
-    if p is None:
-        return (
-            f"Does not pay back within {H} months: cumulative cash ends {usd(h['shortfall_usd'])} "
-            f"short{need}"
-        )
-    if p == 0:
-        return "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
-    when = "within the term" if p <= T else f"after the {T}-month term"
-    return f"Pays back for good in month {p:.1f} ({when}){need}"
+    cash, econ = h.get("cash_payback_months"), h["payback_months"]
+    return (
+        f"{head} Payback counting the GPU cost avoided (economic): "
+        f"{_payback_words(econ, H, T)}; on cash alone (revenue less rent): "
+        f"{_payback_words(cash, H, T)} ({basis})."
+    )
 
 
 IRR_UNDEFINED = "IRR undefined (no rate brings the present value of the flows to zero)"
@@ -174,7 +192,10 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     contract's rate (docs/model.md, version 3); ``usd`` formats an amount."""
     sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
     sp = sm["served_tokens_per_s"]
-    eta = ", ".join(f"{k} {v:.3f}" for k, v in sm["realisation"].items())
+    eta = "; ".join(
+        f"{plat} " + ", ".join(f"{t} {v:.3f}" for t, v in tiers.items())
+        for plat, tiers in sm["realisation"].items()
+    )
     g = sm["gpu_cost_per_mtok_usd"]
     out = [
         f"Served model on the {sm['basis']} basis: standard {sp['standard']:g} and fast "
@@ -185,14 +206,15 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
             if sm["ultrafast_offered"]
             else f"not offered on {sm['contract_platform']}"
         )
-        + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). GPU cost per million output "
-        f"tokens: standard ${g['standard']:.2f}, fast ${g['fast']:.2f}"
+        + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). Value of a token crossing "
+        f"the GPU-fleet boundary, per million output tokens: standard ${g['standard']:.2f}, fast "
+        f"${g['fast']:.2f}, flexible ${g['flexible']:.2f}"
         + (
             " (set by capacity.gpu_cost_per_mtok_usd)"
             if sm["gpu_cost_overridden"]
             else " (derived)"
         )
-        + (f"; realisation of the physics envelope: {eta}." if eta else ".")
+        + (f"; realisation of the physics envelope by regime: {eta}." if eta else ".")
     ]
     sh = api["share"]
     if sm["ultrafast_offered"] and api["margin_per_mtok_usd"] is not None:
@@ -236,21 +258,200 @@ def _physics_basis(h: dict[str, Any], usd=usd) -> str:
     return f" NPV by capacity basis: {', '.join(parts)}." if parts else ""
 
 
+def rests_on(h: dict[str, Any], usd=usd) -> str:
+    """What the answer rests on (section V4.1): the two businesses and the break-evens."""
+    uf, inc = h["npv_ultrafast_only_usd"], h["npv_capacity_increment_usd"]
+    sz = h["ultrafast_business_size_at_rate"]
+    out = (
+        f"What it rests on: the ultrafast business alone (Pro upgrades and ultrafast API tokens, "
+        f"no traffic moved onto the contract) is worth {usd(uf)}; the capacity increment (the "
+        f"standard traffic moved onto spare capacity, valued at the GPU-hours it frees) adds "
+        f"{usd(inc)}. At the contract's rate the ultrafast business is worth most at "
+        f"{sz['best_mw']:,.0f} MW ({usd(sz['best_npv_usd'])})."
+    )
+    return out
+
+
+def breakeven_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) -> str:
+    """The break-evens of the keys that decide the sign (section V4.1), each marked where the
+    key's plausible range crosses it."""
+    parts = []
+    for key, b in h["breakevens"].items():
+        base = b["base"]
+        if b["value"] is None:
+            parts.append(f"{key} none in {b['searched'][0]:g}-{b['searched'][1]:g}")
+            continue
+        lo, hi = ranges.get(key, (None, None))
+        crosses = lo is not None and lo <= b["value"] <= hi
+        parts.append(
+            f"{key} {_num(b['value'])} (now {_num(base)}"
+            + (f"; its range {_num(lo)}-{_num(hi)} crosses it" if crosses else "")
+            + ")"
+        )
+    return "Break-even (NPV = 0, everything else as set): " + "; ".join(parts) + "."
+
+
+def _num(x: float) -> str:
+    return f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) -> str:
+    """What would make it wrong (section V4.1): the keys whose plausible range crosses a
+    break-even, and the fleet plan's break-even line."""
+    crossing = [
+        k
+        for k, b in h["breakevens"].items()
+        if b["value"] is not None
+        and k in ranges
+        and ranges[k][0] <= b["value"] <= ranges[k][1]
+    ]
+    g = h["fleet_plan_grid"]
+    line = [
+        f"a {c['fleet.avoidable_share']:g}: movable {c['capacity.movable_share']:.2f}"
+        for c in g["breakeven_line"]
+        if c["capacity.movable_share"] is not None
+    ]
+    none = [c["fleet.avoidable_share"] for c in g["breakeven_line"] if c["capacity.movable_share"] is None]
+    cells = {(c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]}
+    side = {}
+    for x in none:
+        row = [cells[(x, m)] for m in g["movable_share"]]
+        side[x] = "above" if min(row) > 0 else "below"
+    return (
+        "What would make it wrong: "
+        + (
+            "the plausible ranges of " + ", ".join(crossing) + " cross their break-evens"
+            if crossing
+            else "no sampled key's plausible range crosses its break-even"
+        )
+        + "; the lab's own fleet plan decides the rest (the share of the term its GPU fleet is "
+        "constrained, fleet.avoidable_share = a, and the share of its standard traffic it would "
+        "move, capacity.movable_share): NPV = 0 at "
+        + ("; ".join(line) if line else "no grid row")
+        + (
+            "; the NPV stays "
+            + ", ".join(f"{side[x]} zero at a {x:g}" for x in none)
+            if none
+            else ""
+        )
+        + " (`econ summary --json`: fleet_plan_grid)."
+    )
+
+
+def grid_table(h: dict[str, Any]) -> list[str]:
+    """The fleet-plan grid as a compact table: NPV [$B] by avoidable share (rows) and movable
+    share (columns)."""
+    g = h["fleet_plan_grid"]
+    cells = {(c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]}
+    head = "  NPV $B    movable " + "".join(f"{m:>7.1f}" for m in g["movable_share"])
+    rows = [head]
+    for x in g["avoidable_share"]:
+        rows.append(
+            f"  avoidable {x:>4.1f}   "
+            + "".join(f"{cells[(x, m)] / 1e9:>7.2f}" for m in g["movable_share"])
+        )
+    return rows
+
+
+def terms_sentence(h: dict[str, Any], usd=usd) -> str | None:
+    """The articles' terms beside the publicly reported ones (section V4.1)."""
+    rt = h.get("reported_terms")
+    if not rt:
+        return None
+    a_, b_ = rt["this_run"], rt["reported"]
+
+    def one(t: dict[str, Any], name: str) -> str:
+        return (
+            f"{name} ({usd(t['value_usd'])} for {t['mw']:,.0f} MW over {t['term_months']:g} months, "
+            f"{PAYMENT_WORDS.get(t['payment'], t['payment'])}): NPV {usd(t['npv_usd'])}, the "
+            f"ultrafast business {usd(t['npv_ultrafast_only_usd'])}, cash payback "
+            f"{_payback_words(t['cash_payback_months'], 10**6, 10**6).replace(' within 1,000,000 months', '')}"
+        )
+
+    return (
+        "Both sets of terms: "
+        + one(a_, "the articles' terms")
+        + "; the reported terms (scenario reported_terms) "
+        + one(b_, "")
+        + "."
+    ).replace("reported_terms)  (", "reported_terms) (")
+
+
+def gpu_value_sentence(h: dict[str, Any]) -> str:
+    """What a standard token freed on the GPU fleet is worth, beside the public anchors
+    (sections V4.3, V4.4)."""
+    sm, an = h["served_model"], h["gpu_cost_anchors"]
+    gh, g = sm["gpu_hour"], sm["gpu_cost_per_mtok_usd"]
+    ds = an.get("deepseek_disclosed")
+    return (
+        f"A standard token freed on the {sm['gpu_platform']} fleet is worth ${g['standard']:.2f} "
+        f"per million (one value per freed GPU-hour: ${gh['value_usd']:.2f} = a x rent "
+        f"${gh['rent_usd']:.2f} + (1 - a) x (sublet ${gh['sublet_usd']:.2f} + energy "
+        f"${gh['energy_usd']:.2f}), a = {gh['avoidable_share']:g}, over "
+        f"{sm['gpu_hours_per_mtok']['standard']:,.2f} GPU-hours a million at full use and "
+        f"{gh['ops_utilization']:.0%} operational use; troughs {gh['troughs']}). At a = 1: "
+        f"${an['model_at_avoidable_share_1']:.2f}"
+        + (
+            f", against DeepSeek's disclosed day of inference transferred to the served model "
+            f"${ds:.2f}"
+            if ds is not None
+            else ""
+        )
+        + f" and the margin bound ${an['margin_bound']:.2f} (a check, not a clamp)"
+        + (" (the value is clamped at the list price)" if sm["gpu_cost_clamped_at_list_price"] else "")
+        + "."
+    )
+
+
+def decline_sentence(h: dict[str, Any], usd=usd) -> str:
+    """Successors lower prices and costs over the term (section V4.6)."""
+    return (
+        f"Successor models lower the served tier's API prices {h['price_decline_per_year']:.0%} "
+        f"and its GPU cost per token {h['gpu_cost_decline_per_year']:.0%} a year (subscription "
+        f"prices and the rent stay as listed): NPV {usd(h['npv_usd'])}, against "
+        f"{usd(h['npv_no_decline_usd'])} with both held flat."
+    )
+
+
+def moved_sentence(h: dict[str, Any], usd=usd) -> str:
+    """How much standard traffic can move (section V4.2)."""
+    mt = h["moved_traffic"]
+    return (
+        f"Moved traffic is bounded by the served model's own demand: in month 1 the no-deal "
+        f"standard demand (Plus, Pro and API) is {mt['demand_no_deal_tokens_month_1'] / 1e12:,.1f}T "
+        f"output tokens, of which the deal already credits "
+        f"{mt['credited_tokens_month_1'] / 1e12:,.1f}T (adopters and diverted API tokens); "
+        f"{mt['movable_share']:.0%} of the rest may move, "
+        f"{mt['moved_demand_cap_tokens_month_1'] / 1e12:,.1f}T a month"
+        + (
+            f", plus {mt['internal_batch_tokens_per_month'] / 1e12:,.1f}T of internal batch work"
+            if mt["internal_batch_tokens_per_month"]
+            else ""
+        )
+        + "."
+    )
+
+
 def text(h: dict[str, Any]) -> str:
-    """The readable summary: the answer first, then the figures behind it; the amounts of
-    one sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B)."""
+    """The readable summary in short paragraphs: is it worth doing on its terms, what it rests
+    on, what would make it wrong (section V4.1), then the figures behind it. The amounts of one
+    sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B); the plausible
+    ranges are the headline's (sensitivity.csv and the fleet-plan grid)."""
     usd = usd_mark
+    ranges = {k: tuple(v) for k, v in (h.get("plausible_ranges") or {}).items()}
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
     tot = h["totals"]
-    lines = [
+    title = (
         f"econ: scenario {h['scenario']}"
         + (" (bundled default data)" if h["bundled_data"] else "")
         + "".join(
             f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
-        ),
-        verdict(h, usd),
-    ]
+        )
+    )
+    first = [verdict(h, usd), rests_on(h, usd), breakeven_sentence(h, ranges)]
+    wrong = [wrong_sentence(h, ranges), *grid_table(h)]
+    terms = terms_sentence(h, usd)
     irr = h["irr_annual"]
     tv = (
         f", of which {usd(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after "
@@ -259,7 +460,7 @@ def text(h: dict[str, Any]) -> str:
         else " (terminal value left out)"
     )
     dp = h["discounted_payback_months"]
-    lines.append(
+    money = [
         f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
         f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
         + irr_words(irr, h.get("irr_note"))
@@ -267,46 +468,39 @@ def text(h: dict[str, Any]) -> str:
         + mirr_words(h.get("mirr_annual"))
         + "; discounted payback "
         + (f"month {dp:.1f}" if dp is not None else "none")
-        + "."
-    )
-    lines.append(
+        + ".",
         f"Behind it: {usd(tot['rent_usd'])} of rent against {usd(tot['subscription_revenue_usd'])} of Pro "
         f"upgrades (up to {tot['peak_incremental_pro_subscribers']:,.0f} extra Pro subscribers, "
         f"{tot['incremental_pro_subscribers_at_horizon']:,.0f} left in month {H}), "
-        f"{usd(tot['api_revenue_usd'])} of ultrafast API premium and {usd(tot['gpu_savings_usd'])} of GPU "
-        f"cost avoided, net (tokens moved off GPUs save {usd(tot['gpu_cost_of_moved_usd'])}, "
-        f"{usd(tot['backfill_usd'])} of it by backfilling spare capacity; the upgraders' extra "
-        f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
-        f"{usd(tot['variable_costs_usd'])} of variable costs "
-        f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
-        f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served."
-    )
+        f"{usd(tot['api_revenue_usd'])} of ultrafast API cash (net of the standard and fast revenue it replaces) and "
+        f"{usd(tot['gpu_savings_usd'])} of GPU cost avoided, net (tokens moved off GPUs save "
+        f"{usd(tot['gpu_cost_of_moved_usd'])}, {usd(tot['backfill_usd'])} of it by moving standard "
+        f"traffic onto spare capacity; the upgraders' extra usage costs the GPU fleet "
+        f"{usd(tot['gpu_cost_of_added_usd'])}), less {usd(tot['variable_costs_usd'])} of variable "
+        f"costs ({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
+        f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served.",
+    ]
     lim = h["capacity_limits"]
     if lim["capacity_limits_revenue"]:
-        lines.append(
+        money.append(
             f"Capacity, not demand, limits revenue in {max(lim['api_capped_months'], lim['adoption_capped_months'])} "
             f"of the {T} months: the API is capped in {lim['api_capped_months']} "
             f"({lim['api_tokens_lost'] / 1e12:,.1f}T tokens turned away), ultrafast adoption in "
             f"{lim['adoption_capped_months']}."
         )
     else:
-        lines.append(utilization_sentence(h))
-    lines.append(physics_sentence(h, usd))
-    lines.extend(v3_sentences(h, usd))
+        money.append(utilization_sentence(h))
+    value = [moved_sentence(h, usd), gpu_value_sentence(h), decline_sentence(h, usd)]
     m = h["monthly"]
-    lines.append(
-        f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
-        f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
-        f"{tot['peak_ultrafast_adoption']:.1%} of eligible users."
-    )
-    lines.append(
-        f"The articles' back-of-the-envelope: {h['simple_breakeven_pro_users']:,.0f} Pro users "
-        f"({h['simple_breakeven_share_of_mau']:.3%} of MAU) for {T} months pay the contract."
-    )
     rb = h["rent_vs_buy"]
     be = rb["breakeven_system_price_usd"]
     y = rb["lessor_yield_annual"]
-    lines.append(
+    rest = [
+        f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
+        f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
+        f"{tot['peak_ultrafast_adoption']:.1%} of eligible users. The articles' "
+        f"back-of-the-envelope: {h['simple_breakeven_pro_users']:,.0f} Pro users "
+        f"({h['simple_breakeven_share_of_mau']:.3%} of MAU) for {T} months pay the contract.",
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
         f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
         f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'], 'per MW-month')}); buying matches renting at a "
@@ -323,9 +517,20 @@ def text(h: dict[str, Any]) -> str:
             if rb["rent_and_price_consistent"]
             else ", far below any cost of capital: the rent and the hardware price cannot both be right."
         )
-        + ("." if rb["rent_and_price_consistent"] else "")
-    )
-    return one_unit("\n".join(lines))
+        + ("." if rb["rent_and_price_consistent"] else ""),
+    ]
+    paragraphs = [
+        [title],
+        first,
+        wrong,
+        *([[terms]] if terms else []),
+        money,
+        value,
+        [physics_sentence(h, usd)],
+        v3_sentences(h, usd),
+        rest,
+    ]
+    return one_unit("\n\n".join("\n".join(p) for p in paragraphs))
 
 
 def markdown(

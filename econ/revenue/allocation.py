@@ -27,30 +27,34 @@ from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK, TOKENS_PER_MILLI
 
 Array = NDArray[np.float64]
 
-USES = ("api", "subscriber", "backfill_peak", "backfill_flexible")
+USES = ("api", "subscriber", "backfill_peak", "free", "backfill_flexible")
+# the peak-shaped uses in the order that breaks ties of value, and their letters in ``parts``
+PEAK_USES = ("api", "subscriber", "backfill_peak", "free")
+PEAK_LETTERS = "aspr"
 
 
 def allocate(
     mw: ArrayLike,
     peak_to_average: ArrayLike,
-    caps: tuple[ArrayLike, ArrayLike, ArrayLike],
-    values: tuple[ArrayLike, ArrayLike, ArrayLike],
+    caps: tuple[ArrayLike, ...],
+    values: tuple[ArrayLike, ...],
     flexible_cap: ArrayLike,
     flexible_value: ArrayLike,
     parts: dict[str, Array] | None = None,
-) -> tuple[Array, Array, Array, Array]:
-    """The LP's optimum (y_a, y_s, y_p, y_f) [average MW] for one month, each (N,).
+) -> tuple[Array, ...]:
+    """The LP's optimum (y_1, ..., y_n, y_f) [average MW] for one month, each (N,).
 
-    ``caps`` and ``values`` are (Y, rho) of the three peak-shaped uses in the order api,
-    subscriber, backfill-peak. Closed form: flexible work wants F = min(Y_f, MW) where
-    rho_f > 0. The peak-shaped uses are filled in order of rho (ties: the order above), the
-    running total S of their average MW at most MW / peak_to_average; a use whose rho beats
-    rho_f may fill up to that peak limit, one with 0 < rho <= rho_f only the average room
-    flexible work leaves, min(MW / pta, MW - F), and one with rho <= 0 nothing. Flexible work
-    takes what is left, min(Y_f, MW - S). (A unit of peak-shaped use costs the flexible value
-    of the average MW it occupies only once flexible work fills the rest: exact for this LP.)
-    ``parts``, where given, receives the fill's steps: flex F, peak, shared, lim_a/s/p, rank_a/s/p
-    (each use's place, 0 first) and got0..2 (the MW of the use in each place) [MW or place].
+    ``caps`` and ``values`` are (Y, rho) of the n peak-shaped uses in the order of PEAK_USES
+    (api, subscriber, moved peak-shaped traffic, the free tier). Closed form: flexible work
+    wants F = min(Y_f, MW) where rho_f > 0. The peak-shaped uses are filled in order of rho
+    (ties: the order above), the running total S of their average MW at most
+    MW / peak_to_average; a use whose rho beats rho_f may fill up to that peak limit, one with
+    0 < rho <= rho_f only the average room flexible work leaves, min(MW / pta, MW - F), and one
+    with rho <= 0 nothing. Flexible work takes what is left, min(Y_f, MW - S). (A unit of
+    peak-shaped use costs the flexible value of the average MW it occupies only once flexible
+    work fills the rest: exact for this LP.) ``parts``, where given, receives the fill's steps:
+    flex F, peak, shared, lim_<u>, rank_<u> (each use's place, 0 first; u a letter of
+    PEAK_LETTERS) and got<j> (the MW of the use in place j) [MW or place].
     """
     mw = np.asarray(mw, float)
     pta = np.asarray(peak_to_average, float)
@@ -62,31 +66,33 @@ def allocate(
     shared = np.minimum(peak, mw - flex)
     Y = [np.asarray(c, float) for c in caps]
     R = [np.asarray(v, float) for v in values]
+    n = len(Y)
     lim = [np.where(r <= 0, 0.0, np.where(r > rho_f, peak, shared)) for r in R]
-    # each use's place in the order of value (ties: api, subscriber, backfill-peak)
+    # each use's place in the order of value (ties: the order of PEAK_USES)
     rank = [
-        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(3) if k != j)
-        for j in range(3)
+        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(n) if k != j)
+        for j in range(n)
     ]
-    y = [0.0, 0.0, 0.0]
+    y = [0.0] * n
     S = 0.0
-    for pos in range(3):
-        at = [rank[j] == pos for j in range(3)]
-        y_cap = np.where(at[0], Y[0], np.where(at[1], Y[1], Y[2]))
-        y_lim = np.where(at[0], lim[0], np.where(at[1], lim[1], lim[2]))
+    for pos in range(n):
+        y_cap, y_lim = Y[n - 1], lim[n - 1]
+        for j in range(n - 2, -1, -1):
+            at = rank[j] == pos
+            y_cap, y_lim = np.where(at, Y[j], y_cap), np.where(at, lim[j], y_lim)
         got = np.minimum(y_cap, np.maximum(y_lim - S, 0.0))
         S = S + got
-        for j in range(3):
-            y[j] = y[j] + np.where(at[j], got, 0.0)
+        for j in range(n):
+            y[j] = y[j] + np.where(rank[j] == pos, got, 0.0)
         if parts is not None:
             parts[f"got{pos}"] = got
     if parts is not None:
         parts.update(flex=flex, peak=peak, shared=shared)
-        for u, lm, rk in zip("asp", lim, rank, strict=True):
+        for u, lm, rk in zip(PEAK_LETTERS, lim, rank, strict=False):
             parts[f"lim_{u}"], parts[f"rank_{u}"] = lm, rk
     y_f = np.where(f_on, np.minimum(fcap, np.maximum(mw - S, 0.0)), 0.0)
     shape = np.broadcast_shapes(*(np.shape(v) for v in (*y, y_f)))
-    return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))  # type: ignore[return-value]
+    return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))
 
 
 def subscriber_value_per_adopter(
@@ -122,11 +128,18 @@ class Allocation:
     ultrafast_adoption : a_t served [share of eligible users]; adoption_wanted its demand cap.
     all_adopt_streams : A_t [average streams if every eligible user adopted].
     plus_cap_hit, plus_cap_hit_counterfactual : h_plus,t with and without [share].
-    mw_api, mw_subscriber, mw_backfill_peak, mw_backfill_flexible : average MW by use [MW].
+    mw_api, mw_subscriber, mw_backfill_peak, mw_free, mw_backfill_flexible : average MW by use
+    [MW] (moved traffic: peak-shaped, the free tier's, flexible).
     subscriber_value : rho_s [USD per average MW-month] (NaN where no subscriber demand).
+    demand_no_deal : D0_t, the served model's standard output demand without the deal (Plus
+    and Pro at the standard tier, the API's standard and fast tokens, the free tier's where
+    served) [tokens/month]; credited : X_t, what the deal already credits [tokens/month];
+    moved_cap : B_t, the moved traffic's cap (section V4.2) [tokens/month]; moved_flexible_cap
+    its flexible part [tokens/month].
     parts : with ``detail``, each month's steps of the fill (see :func:`allocate`) and need
-    (average MW if every eligible user adopted), sub_cap Y_s and rho_s (unmasked), (H, N), and
-    moved_value [USD per average MW-month] and mw_per_stream [MW], (N,); else None.
+    (average MW if every eligible user adopted), sub_cap Y_s, rho_s (unmasked) and the caps of
+    moved traffic in average MW, (H, N), and moved_value [USD per average MW-month] and
+    mw_per_stream [MW], (N,); else None.
     """
 
     pro: Array
@@ -138,8 +151,13 @@ class Allocation:
     mw_api: Array
     mw_subscriber: Array
     mw_backfill_peak: Array
+    mw_free: Array
     mw_backfill_flexible: Array
     subscriber_value: Array
+    demand_no_deal: Array
+    credited: Array
+    moved_cap: Array
+    moved_flexible_cap: Array
     parts: dict[str, Array] | None = None
 
 
@@ -159,59 +177,89 @@ def pro_paths(
     speed_ultrafast: ArrayLike,
     throughput_ultrafast: ArrayLike,
     phi_ultrafast: ArrayLike,
+    lift_weight: ArrayLike,
     gpu_cost_standard: ArrayLike,
     hit_standard: Array,
     hit_fast: Array,
     hit_ultrafast: Array,
     w_plus_ultrafast: Array,
     w_pro_ultrafast: Array,
+    w_plus_standard: Array,
+    w_pro_standard: Array,
     mw_online: Array,
     api_cap: Array,
     api_value: ArrayLike,
-    backfill_peak_cap: Array,
+    api_demand: Array,
+    api_credited: Array,
+    free_demand: Array,
+    internal_batch: Array,
+    movable_share: ArrayLike,
+    flexible_share: ArrayLike,
+    per_mw_standard: ArrayLike,
     backfill_value: ArrayLike,
-    flexible_cap: Array,
+    free_value: ArrayLike,
     flexible_value: ArrayLike,
     pro_value: Array,
     term_months: ArrayLike,
     detail: bool = False,
 ) -> Allocation:
-    """Step the months: A_t from last month's Pro stock, the month's allocation, then the stocks.
+    """Step the months: A_t from last month's Pro stock, the month's caps of moved traffic,
+    the month's allocation, then the stocks.
 
     u_t = price_factor x (base + propensity x h_plus,t) in both worlds (section 0.5);
     P_t = P_(t-1)(1 - churn) - extra x max(0, P_(t-1) - P0_(t-1)) [after the term] + u_t N_t;
     P0_t = P0_(t-1)(1 - churn) + u0_t N_t, the tier unavailable.
+    Moved traffic (section V4.2), in the term: D0_t = (N_t w_plus,std + P0_(t-1) w_pro,std)
+    SECONDS_PER_MONTH / SECONDS_PER_WEEK + the API's standard and fast demand; X_t = the
+    adopters' standard-equivalent volume a_want A_t s_u SECONDS_PER_MONTH / phi_u + the API
+    tokens diverted to the ultrafast tier; B_t = movable_share x max(0, D0_t - X_t) + I_t
+    (``api_demand`` and ``api_credited`` are the API's parts of D0 and X, ``internal_batch``
+    I_t, 0 after the term),
+    of which flexible min(B_t, movable_share x flexible_share x max(0, api D0 - X) + I_t); the
+    free tier's demand (``free_demand``, where served) adds movable_share x it, peak-shaped.
     The value of a unit of adoption share in month t (section 0.2), per average MW:
-    rho_s = g$ SECONDS_PER_MONTH Thr_u / (phi_u 1e6) + propensity x pf x lift_t x N_t x W_t x
-    Thr_u / (A_t s_u), with lift_t = SF_plus,u,t - SF_plus,std,t and W_t = ``pro_value``.
+    rho_s = g$_t SECONDS_PER_MONTH Thr_u / (phi_u 1e6) + propensity x pf x lift_t x N_t x W_t x
+    Thr_u / (A_t s_u), with lift_t = w (SF_plus,u,t - SF_plus,std,t) and W_t = ``pro_value``
+    (``lift_weight`` w: the weight of cap hits caused by choosing the faster burn, V4.7). The
+    values of the uses and the GPU cost per token g$_t are monthly (section V4.6), (H, N) or
+    broadcastable.
     ``offer``: 'auto' (that value), 'on' (first claim on the peak), 'off' (no streams).
     """
     monthly = (plus_pool, hit_standard, hit_fast, hit_ultrafast, w_plus_ultrafast)
-    monthly += (w_pro_ultrafast, mw_online, api_cap, backfill_peak_cap, flexible_cap, pro_value)
+    monthly += (w_pro_ultrafast, w_plus_standard, w_pro_standard, mw_online, api_cap)
+    monthly += (api_demand, api_credited, free_demand, internal_batch, pro_value)
+    monthly += (gpu_cost_standard, api_value, backfill_value, free_value, flexible_value)
     scalars = (pro_start, churn, extra_churn_after_term, base_upgrade, capped_propensity)
     scalars += (price_factor, adoption_fast, adoption_wanted, peak_to_average, speed_ultrafast)
-    scalars += (throughput_ultrafast, phi_ultrafast, gpu_cost_standard, api_value, backfill_value)
-    scalars += (flexible_value, term_months)
+    scalars += (throughput_ultrafast, phi_ultrafast, lift_weight)
+    scalars += (term_months, movable_share, flexible_share, per_mw_standard)
     H = max(np.shape(x)[0] for x in monthly)
     N = max([np.shape(x)[1] for x in monthly] + [np.size(x) for x in scalars])
     row = lambda x: np.broadcast_to(np.asarray(x, float).reshape(-1), (N,))  # noqa: E731
-    (p_start, churn_, extra_, base_, prop_, pf, af, a_want, pta, s_u, thr_u, phi_u, g_std) = (
+    (p_start, churn_, extra_, base_, prop_, pf, af, a_want, pta, s_u, thr_u, phi_u, lw) = (
         row(x) for x in scalars[:13]
     )
-    rho_a, rho_p, rho_f, term = (row(x) for x in scalars[13:])
+    term, ms, fs, per_b = (row(x) for x in scalars[13:])
     full = lambda x: np.broadcast_to(np.asarray(x, float), (H, N))  # noqa: E731
-    pool, h_std, h_fast, h_u, wpu, wru, mw, y_api, y_bp, y_bf, W = (full(x) for x in monthly)
+    (pool, h_std, h_fast, h_u, wpu, wru, wps, wrs, mw, y_api, api_d0, api_x, free, batch, W) = (
+        full(x) for x in monthly[:15]
+    )
+    g_std, rho_a, rho_p, rho_r, rho_f = (full(x) for x in monthly[15:])
     keep = 1.0 - churn_
     upgrade_base = pf * base_
     upgrade_prop = pf * prop_
     h0 = (1.0 - af) * h_std + af * h_fast  # no-deal cap hits: no dependence on the Pro stock
-    lift = h_u - h_std
+    lift_raw = h_u - h_std
+    lift = lift_raw * lw  # the deal's extra cap hits as upgrades see them (section V4.7)
     stream_rate = 1.0 / (SECONDS_PER_WEEK * s_u)
+    week_to_month = SECONDS_PER_MONTH / SECONDS_PER_WEEK
     offered = thr_u > 0
     mw_per_stream = np.divide(s_u, thr_u, out=np.zeros(N), where=offered)  # MW per avg stream
-    moved_value = g_std * SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION)
+    moved_per_value = SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION)
+    inv_b = np.divide(1.0, per_b, out=np.zeros(N), where=per_b > 0)  # average MW per token
 
-    out = {k: np.empty((H, N)) for k in ("P", "P0", "a", "A", "h", "ya", "ys", "yp", "yf", "rs")}
+    names = ("P", "P0", "a", "A", "h", "ya", "ys", "yp", "yr", "yf", "rs", "d0", "x", "b", "bf")
+    out = {k: np.empty((H, N)) for k in names}
     steps: dict[str, Array] | None = {} if detail else None
     kept: dict[str, Array] = {}
     p = p_start.astype(float).copy()
@@ -222,31 +270,58 @@ def pro_paths(
         need = A * mw_per_stream  # average MW if every eligible user adopted
         want = np.where(in_term & offered & (offer != "off"), a_want, 0.0)
         cap_s = want * need
+        # the served model's own demand without the deal, and what the deal already credits
+        chat = (pool[t] * wps[t] + p0 * wrs[t]) * week_to_month
+        credited = want * (pool[t] * wpu[t] + p * wru[t]) * week_to_month / phi_u
+        api_net = api_d0[t] - api_x[t]
+        moved = np.where(in_term, ms * np.maximum(chat - credited + api_net, 0.0), 0.0)
+        moved = moved + batch[t]
+        flexible = np.minimum(
+            moved, np.where(in_term, ms * fs * np.maximum(api_net, 0.0), 0.0) + batch[t]
+        )
+        free_t = np.where(in_term, ms * free[t], 0.0)
+        cap_p, cap_f, cap_r = (moved - flexible) * inv_b, flexible * inv_b, free_t * inv_b
         with np.errstate(divide="ignore", invalid="ignore"):
-            rho_s = moved_value + upgrade_prop * lift[t] * pool[t] * W[t] * np.where(
+            rho_s = g_std[t] * moved_per_value + upgrade_prop * lift[t] * pool[t] * W[t] * np.where(
                 need > 0, 1.0 / need, 0.0
             )
         if offer == "on":
             rho_s = np.full(N, np.inf)
-        y_a, y_s, y_p, y_f = allocate(
-            mw[t], pta, (y_api[t], cap_s, y_bp[t]), (rho_a, rho_s, rho_p), y_bf[t], rho_f, steps
+        y_a, y_s, y_p, y_r, y_f = allocate(
+            mw[t],
+            pta,
+            (y_api[t], cap_s, cap_p, cap_r),
+            (rho_a[t], rho_s, rho_p[t], rho_r[t]),
+            cap_f,
+            rho_f[t],
+            steps,
         )
         if steps is not None:
-            steps.update(need=need, sub_cap=cap_s, rho_s=rho_s)
+            steps.update(
+                need=need, sub_cap=cap_s, rho_s=rho_s, moved_peak_cap=cap_p,
+                moved_flexible_cap=cap_f, free_cap=cap_r,
+            )  # fmt: skip
             for k, v in steps.items():
                 kept.setdefault(k, np.empty((H, N)))[t] = v
         a = np.divide(y_s, need, out=np.zeros(N), where=need > 0)
-        h = h0[t] + a * lift[t]
+        h = h0[t] + a * lift_raw[t]  # the cap-hit share
         gap = np.where(in_term, 0.0, extra_ * np.maximum(p - p0, 0.0))
-        p = p * keep - gap + (upgrade_base + upgrade_prop * h) * pool[t]
+        d0 = chat + api_d0[t] + free[t]
+        x_t = np.where(in_term, credited + api_x[t], 0.0)
+        p = p * keep - gap + (upgrade_base + upgrade_prop * (h0[t] + a * lift[t])) * pool[t]
         p0 = p0 * keep + (upgrade_base + upgrade_prop * h0[t]) * pool[t]
         for k, v in (("P", p), ("P0", p0), ("a", a), ("A", A), ("h", h), ("ya", y_a)):
             out[k][t] = v
         for k, v in (
             ("ys", y_s),
             ("yp", y_p),
+            ("yr", y_r),
             ("yf", y_f),
             ("rs", np.where(need > 0, rho_s, np.nan)),
+            ("d0", d0),
+            ("x", x_t),
+            ("b", moved + free_t),
+            ("bf", flexible),
         ):
             out[k][t] = v
     return Allocation(
@@ -259,9 +334,14 @@ def pro_paths(
         mw_api=out["ya"],
         mw_subscriber=out["ys"],
         mw_backfill_peak=out["yp"],
+        mw_free=out["yr"],
         mw_backfill_flexible=out["yf"],
         subscriber_value=out["rs"],
-        parts={**kept, "moved_value": moved_value, "mw_per_stream": mw_per_stream}
+        demand_no_deal=out["d0"],
+        credited=out["x"],
+        moved_cap=out["b"],
+        moved_flexible_cap=out["bf"],
+        parts={**kept, "moved_per_value": moved_per_value, "mw_per_stream": mw_per_stream}
         if detail
         else None,
     )

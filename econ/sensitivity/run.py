@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from econ.assumptions import AssumptionError, Assumptions, rule_for
-from econ.constants import IRR_MEANINGFUL_MAX
+from econ.constants import AVOIDABLE_GRID, IRR_MEANINGFUL_MAX, MOVABLE_GRID, PLAN_KEYS
 from econ.model import evaluate
 from econ.payback import mirr_annual_of
 from econ.sensitivity import grid as grid_mod
@@ -28,6 +28,25 @@ def _no_phase(what: str, unit: str) -> None:
 
 # the outputs the analyses report, named as `econ summary --json` names them
 OUTPUTS = ["npv_usd", "payback_months", "irr_annual", "profitability_index", "mirr_annual"]
+# per draw, beside the outputs: the prior predictive of the GPU cost of a standard token at
+# fleet.avoidable_share = 1, and where each clamp binds (docs/model.md, sections V4.3, V4.8)
+PRIOR_PREDICTIVE = "gpu_cost_at_avoidable_1"
+CLAMPS = {
+    "clamp_gpu_cost_at_list_price": (
+        "gpu_cost_clamped",
+        "the value of a standard or fast token crossing the GPU-fleet boundary at most its list "
+        "price",
+    ),
+    "clamp_realisation_at_1": (
+        "realisation_capped",
+        "a platform's realisation of the physics envelope at most 1",
+    ),
+    "clamp_max_capped_propensity": (
+        "propensity_capped",
+        "the derived cap-hit upgrade propensity at most conversion.max_capped_propensity",
+    ),
+}
+DIAGNOSTICS = [PRIOR_PREDICTIVE, *CLAMPS]
 METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 OFFER_KEY = "capacity.subscriber_offer"  # auto | on | off (off: no subscriber streams)
@@ -170,9 +189,12 @@ class ModelFunction:
     ``paths`` cumulative cash by month (N, H). A class (not a closure) so that worker
     processes can receive it."""
 
-    def __init__(self, a: Assumptions, paths: bool = False, options: bool = False):
+    def __init__(
+        self, a: Assumptions, paths: bool = False, options: bool = False, diagnostics: bool = False
+    ):
         self.a = a
         self.paths = paths
+        self.diagnostics = diagnostics
         # the other deal options' NPVs (the Monte Carlo's decision set)
         self.others = (
             [(o, b, held_served(b)) for _, o, b in decision_options(a)[1:]] if options else []
@@ -196,14 +218,100 @@ class ModelFunction:
             "profitability_index": r.profitability_index,
             "mirr_annual": mirr_annual_of(r),
         }
+        if self.diagnostics:
+            out[PRIOR_PREDICTIVE] = r.gpu_cost_at_avoidable_1
+            out.update({name: getattr(r, field) for name, (field, _) in CLAMPS.items()})
         if self.paths:
             out[PATH] = r.cumulative_cash
         out.update(others)
         return out
 
 
-def model_function(a: Assumptions, paths: bool = False, options: bool = False) -> ModelFunction:
-    return ModelFunction(a, paths, options)
+def model_function(
+    a: Assumptions, paths: bool = False, options: bool = False, diagnostics: bool = False
+) -> ModelFunction:
+    return ModelFunction(a, paths, options, diagnostics)
+
+
+class GridModelFunction:
+    """The NPV of every cell of the fleet-plan grid (docs/model.md, section V4.3) for each draw:
+    the draw's inputs with fleet.avoidable_share and capacity.movable_share set to the cell's.
+    Outputs "npv_usd" (the run's own plan) and one column a cell, "cell_<i>"."""
+
+    def __init__(self, a: Assumptions, cells: list[tuple[float, float]]):
+        self.a = a
+        self.cells = cells
+        self.served = held_served(a)
+
+    def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        out = {"npv_usd": evaluate(self.a, params, detail=False, served=self.served).npv}
+        for i, (av, mv) in enumerate(self.cells):
+            cell = {**params, "fleet.avoidable_share": av, "capacity.movable_share": mv}
+            out[f"cell_{i}"] = evaluate(self.a, cell, detail=False, served=self.served).npv
+        return out
+
+
+def grid_monte_carlo(
+    a: Assumptions,
+    samples: int,
+    seed: int,
+    chunk: int = 8_192,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
+) -> pd.DataFrame:
+    """P(NPV > 0) in each cell of the fleet-plan grid over one sample set (section V4.3): the
+    plan keys are the grid's axes, never sampled; the physics and market quantities are drawn
+    once and every cell evaluated on the same draws. A frame with both keys, the NPV at the
+    inputs as set (npv_usd), P(NPV > 0) with its standard error and the median NPV."""
+    full = problem_from(a)
+    prob = full.subset(frozenset(evaluate(a, detail=False).inputs_read) - set(PLAN_KEYS))
+    cells = [(x, y) for x in AVOIDABLE_GRID for y in MOVABLE_GRID]
+    names = ["npv_usd", *[f"cell_{i}" for i in range(len(cells))]]
+    res = montecarlo.run(
+        GridModelFunction(a, cells), prob, samples, seed, names, chunk=chunk,
+        progress=progress, workers=workers,
+    )  # fmt: skip
+    base = evaluate(
+        a,
+        {
+            "fleet.avoidable_share": np.array([x for x, _ in cells]),
+            "capacity.movable_share": np.array([y for _, y in cells]),
+        },
+        detail=False,
+    ).npv
+    rows = []
+    for i, (x, y) in enumerate(cells):
+        v = res.outputs[f"cell_{i}"].to_numpy(float)
+        p = float(np.mean(v > 0))
+        rows.append(
+            {
+                "fleet.avoidable_share": x,
+                "capacity.movable_share": y,
+                "npv_usd": float(base[i]),
+                "p_npv_positive": p,
+                "p_npv_positive_se": float(np.sqrt(p * (1 - p) / len(v))),
+                "npv_p50_usd": float(np.median(v)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def prior_predictive(out: pd.DataFrame) -> dict:
+    """P5, P50 and P95 over the draws of the GPU cost of a standard token at
+    fleet.avoidable_share = 1 (section V4.8) [USD per 1M output tokens]."""
+    v = out[PRIOR_PREDICTIVE].to_numpy(float)
+    v = v[np.isfinite(v)]
+    q = np.percentile(v, [5, 50, 95]) if v.size else [np.nan] * 3
+    return {"P5": float(q[0]), "P50": float(q[1]), "P95": float(q[2]), "samples": int(v.size)}
+
+
+def clamps(out: pd.DataFrame) -> list[dict]:
+    """Every clamp the model keeps, with the share of draws in which it binds (section V4.3)."""
+    return [
+        {"clamp": name, "what": what, "share_binding": float(np.mean(out[name].to_numpy() > 0))}
+        for name, (_, what) in CLAMPS.items()
+        if name in out
+    ]
 
 
 def tornado(a: Assumptions) -> pd.DataFrame:
@@ -276,11 +384,11 @@ def monte_carlo(
     prob = full.subset(frozenset(read))
     option_outputs = [o for _, o, _ in options]
     res = montecarlo.run(
-        model_function(a, paths=True, options=True),
+        model_function(a, paths=True, options=True, diagnostics=True),
         prob,
         samples,
         seed,
-        OUTPUTS + option_outputs[1:],
+        OUTPUTS + option_outputs[1:] + DIAGNOSTICS,
         paths=(PATH,),
         chunk=chunk,
         keep_inputs=keep,
@@ -321,6 +429,8 @@ def monte_carlo(
         "full_problem": full,
         "unread": unread,
         "held": held(a),
+        "gpu_cost_prior_predictive": prior_predictive(res.outputs),
+        "clamps": clamps(res.outputs),
     }
 
 
@@ -384,6 +494,8 @@ def run_cli(
         )
     if analysis == "sobol":
         return sobol_indices(a, samples or 1024, seed, metric, workers=workers, progress=progress)
+    if analysis == "grid-mc":
+        return grid_monte_carlo(a, samples or 4_000, seed, progress=progress, workers=workers)
     return breakeven_table(a, "npv" if metric == "npv" else "payback", progress=progress)
 
 
