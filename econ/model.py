@@ -1466,6 +1466,9 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     a_u = path.ultrafast_adoption
     a_f = p.row("tiers.fast.adoption")
     ph = dem.pro_hits
+    if dem.lower_hits is not None:  # the Pro stock mixes the two Pro tiers (section V4.7)
+        ls = p.row("conversion.lower_pro_share")
+        ph = {i: (1.0 - ls) * ph[i] + ls * dem.lower_hits[i] for i in ph}
     out.pro_cap_hit = nh(
         quota.plan_cap_hit(
             [1.0 - a_f - a_u, a_f, a_u], [ph["standard"], ph["fast"], ph["ultrafast"]]
@@ -1546,7 +1549,7 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     }
     t = c.t[:, 0]
     out.parts = {
-        "online_share": nh(c.mw_online / p.row("contract.mw")),
+        "online_share": nh(c.mw_scheduled / p.row("contract.mw")),
         "irr_flows": nh(cash.irr_flows),
         "inflow": nh(cash.inflow),
         "terminal_margin": vec(cash.terminal_margin),
@@ -1564,13 +1567,11 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "backfill_peak": nh(ado.backfill_peak),
         "backfill_flexible": nh(ado.backfill_flexible),
         "free_moved": nh(ado.free_moved),
-        "delivered_online_share": nh(c.mw_online / p.row("contract.mw")),
         "price_index": nh(dem.price_index),
         "cost_index": nh(dem.cost_index),
         **{f"mix.{k}": vec(v[0]) for k, v in dem.mix.items()},
         **{f"log_c_over_mu.pro_lower.{i}": nh(x) for i, x in (dem.lower_logs or {}).items()},
         **{f"pro_lower_hit.{i}": nh(x) for i, x in (dem.lower_hits or {}).items()},
-        "scheduled_online_share": nh(c.mw_scheduled / p.row("contract.mw")),
         **{f"fleet.{k}": vec(v) for k, v in c.fleet.items()},
         "api_gpu": nh(r.api_gpu),
         "w_plus_ultrafast": nh(dem.w_plus_ultrafast),

@@ -32,7 +32,8 @@ from econ.report.inputs import STAGE_MULTIPLIERS as LEGACY_STAGE_MULTIPLIERS
 from econ.report.labels import COLUMN_LABELS
 from econ.report.rows import Result, Section
 
-HW_FIELDS = ("memory_gb", "bandwidth_tb_s", "tflops", "power_kw", "domain_chips",
+HW_FIELDS = ("memory_gb", "bandwidth_tb_s", "tflops", "tflops_fp8", "tflops_fp4", "power_kw",
+             "domain_chips",
              "hop_latency_us", "layer_latency_us", "link_gb_s", "efficiency", "frontier_scale",
              "price_usd", "life_years")  # fmt: skip
 CURVE_TIERS = ("ultrafast", "standard")  # the tier speeds whose throughput feeds the money
@@ -129,7 +130,8 @@ def platform_rows(a: Assumptions) -> list:
     ]
     for c in HW_FIELDS:
         v = a.values.get(f"hardware.{plat}.{c}")
-        unit = TABLES["hardware"].columns[c].unit + (" (0: none)" if c == "link_gb_s" else "")
+        blank = " (0: none)" if c in ("link_gb_s", "tflops_fp8", "tflops_fp4") else ""
+        unit = TABLES["hardware"].columns[c].unit + blank
         out.append(Result(f"cap_{c}", f"  {COLUMN_LABELS[c]}", unit,
                           "usd" if c == "price_usd" else "g",
                           f"N(INDEX(hardware_{c},cap_hw_row))", 0.0 if v is None else float(v)))
@@ -325,6 +327,7 @@ class Physics:
                   "rate": rate, "x_hop": x_hop, "link": link if np.isfinite(link) else 0.0,
                   "w_time": read / rate, "kv_time": kv / rate, "layers_time": layers,
                   "hop_time": hop, "compute": float(physics.compute_bound(m, ch)),
+                  "tflops": float(physics.precision_tflops(ch, m.bytes_per_param)),
                   "per_mw": float(physics.per_mw(ch, a.num("facility.pue"))),
                   "ceiling": float(physics.ceiling(m, ch)),
                   "spec": float(m.speculative_speedup)}  # fmt: skip
@@ -346,12 +349,20 @@ class Physics:
 
 
 P = "model_"  # the served model's inputs (models.csv through the model.* keys)
+# the precision rule of physics.precision_tflops: the published 16-, 8- and 4-bit figures at
+# 2, 1 and 0.5 bytes a parameter (8 and 4 bits blank: twice the next wider), log-linear in
+# between, 1 / bytes outside
+_T8 = "IF(cap_tflops_fp8>0,cap_tflops_fp8,2*cap_tflops)"
+_T4 = f"IF(cap_tflops_fp4>0,cap_tflops_fp4,2*{_T8})"
+_Z = f"MIN(1,MAX(-1,LOG({P}bytes_per_param,2)))"
+TFLOPS = (f"IF({_Z}<=0,{_T8}*({_T4}/{_T8})^(-{_Z}),{_T8}*(cap_tflops/{_T8})^{_Z})"
+          f"*2^({_Z}-LOG({P}bytes_per_param,2))")
 
 # fmt: off
 PHYSICS = (  # name, label, unit, format, formula
     ("w_hold", "Weights held, W_hold", "bytes", "sci", f"{P}params*{P}bytes_per_param"),
     ("w_read", "Weights read a step, W_read", "bytes", "sci", f"phys_w_hold*{P}active_param_share"),
-    ("kv", "KV cache of a stream", "bytes", "sci", f"{P}context_tokens*{P}kv_bytes_per_token"),
+    ("kv", "KV cache of a stream", "bytes", "sci", f"usage_context_tokens*{P}kv_bytes_per_token"),
     ("n_w", "Chips to hold the weights, n_w", "chips", "num",
      "MAX(ROUNDUP(phys_w_hold/(cap_memory_gb*constant_bytes_per_gb)*(1-constant_chip_rounding),0),1)"),
     ("k_min", "Fewest stages, k_min", "stages", "num", "ROUNDUP(phys_n_w/cap_domain_chips,0)"),
@@ -365,8 +376,10 @@ PHYSICS = (  # name, label, unit, format, formula
     ("layers_time", "Layers' fixed time a step", "s", "sci",
      f"{P}layers*cap_layer_latency_us*constant_seconds_per_us"),
     ("hop_time", "Hop latency", "s", "sci", "cap_hop_latency_us*constant_seconds_per_us"),
+    ("tflops", "Dense TFLOPS at the weights' precision (16, 8 or 4 bits; log-linear between)",
+     "TFLOPS", "num", TFLOPS),
     ("compute", "Compute limit of a stage group, B_fl x s", "tokens/s", "num",
-     f"cap_domain_chips*cap_tflops*constant_flops_per_tflops*(2/{P}bytes_per_param)*cap_efficiency"
+     "cap_domain_chips*phys_tflops*constant_flops_per_tflops*cap_efficiency"
      f"/(2*{P}params*{P}active_param_share*(1+{P}prefill_tokens_per_output))"),
     ("per_mw", "Facility MW factor, 1000 / (g power_kw PUE)", "1/MW", "num4",
      "constant_kw_per_mw/(cap_domain_chips*cap_power_kw*facility_pue)"),
@@ -457,14 +470,35 @@ MARKED_NOTE = (
 
 # fmt: off
 def served_rows(a: Assumptions, r: Results) -> list:
-    """The served model of the run (section 0.1): served speeds, throughputs that feed the money,
-    GPU cost per output token, ceilings and realisation factors. Marked values, each named and
-    listed in the inventory (Checks); the GPU cost follows capacity.gpu_cost_per_mtok_usd live."""
+    """The served model of the run (sections 0.1, V4.3-V4.5): served speeds and each curve's
+    value at them as the run computed them (marked: the physics envelope and the realisation
+    take a rerun); the frontier scales, the GPU rent and the value of a freed GPU-hour act on
+    them live, and the value of a token crossing the GPU-fleet boundary follows."""
     served_u = f(r.served_tokens_per_s_ultrafast)
     if not np.isfinite(served_u):  # not offered: no ultrafast use; the tier speed keeps units
         served_u = a.num("tiers.ultrafast.tokens_per_s")
-    etas = sorted((k.removeprefix("eta."), x) for k, x in r.parts.items() if k.startswith("eta."))
-    return [
+    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
+    physics = a.values["capacity.basis"] == "physics"  # the envelope alone: no scale
+
+    def scale(p_: str) -> tuple[str, float]:
+        if physics:
+            return "", 1.0
+        return f"*hardware_{p_}_frontier_scale", a.num(f"hardware.{p_}.frontier_scale")
+
+    sc_c, k_c = scale(plat)
+    sc_g, k_g = scale(gpu)
+    etas = sorted((k.removeprefix("eta."), x) for k, x in r.parts.items()
+                  if k.startswith("eta.") and not k.endswith(".raw"))
+    fl = {k.removeprefix("fleet."): f(v) for k, v in r.parts.items() if k.startswith("fleet.")}
+    set_ = "capacity.gpu_cost_per_mtok_usd" in a.values
+    override = "IF(ISNUMBER(capacity_gpu_cost_per_mtok_usd),capacity_gpu_cost_per_mtok_usd,{x})"
+    hw = f"hardware_{gpu}_"
+    rent = (f"{hw}rent_usd_per_hour" if f"hardware.{gpu}.rent_usd_per_hour" in a.values
+            else "gpu_rent_run")
+    v_raw = ('IF(fleet_troughs="idle",gpu_lambda*usage_peak_to_average*gpu_h_{t}'
+             "/fleet_ops_utilization+gpu_energy*gpu_h_{t},gpu_lambda*gpu_h_{t}/fleet_ops_utilization)")
+    gpu_thr = {t: f(getattr(r, f"gpu_throughput_{t}")) for t in ("standard", "fast")}
+    out = [
         Section("The served model of the econ run: what feeds the money (section 0.1)"),
         *[Note(text) for text in MARKED_NOTE],
         Marked("served_standard", "Standard tier's served speed", "tokens/s/user", "num1",
@@ -474,27 +508,74 @@ def served_rows(a: Assumptions, r: Results) -> list:
         Marked("served_ultrafast", "Ultrafast served speed (none: the tier speed)", "tokens/s/user", "num1", served_u),
         Marked("ultrafast_offered", "The contract serves ultrafast (1 = yes)", "flag",
                "num", 1.0 if np.isfinite(f(r.served_multiplier)) else 0.0),
-        Marked("thr_ultrafast", "Thr* at the ultrafast served speed (0: none)",
-               "tokens/s/MW", "num", f(r.throughput_per_mw),
+        Marked("thr_ultrafast_run", f"{plat} curve at the ultrafast served speed, scale 1 (0: none)",
+               "tokens/s/MW", "num", f(r.throughput_per_mw) / k_c),
+        Marked("thr_standard_run", f"{plat} curve at the standard served speed, scale 1",
+               "tokens/s/MW", "num", f(r.throughput_per_mw_standard) / k_c),
+        Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none), x the frontier scale",
+               "tokens/s/MW", "num", f"thr_ultrafast_run{sc_c}", f(r.throughput_per_mw),
                match="Throughput at the served ultrafast speed [tokens/s/MW]"),
-        Marked("thr_standard", "Thr* at the standard served speed (backfill)",
-               "tokens/s/MW", "num", f(r.throughput_per_mw_standard),
+        Result("thr_standard", "Thr* at the standard served speed (moved traffic)", "tokens/s/MW",
+               "num", f"thr_standard_run{sc_c}", f(r.throughput_per_mw_standard),
                match="Throughput at the standard served speed [tokens/s/MW]"),
-        Marked("gpu_cost_standard_run", "GPU cost of a standard token, g$_std (the run)",
-               "USD per 1M tokens", "usd2", f(r.gpu_cost_standard)),
-        Marked("gpu_cost_fast_run", "GPU cost of a fast token, g$_fast (the run)",
-               "USD per 1M tokens", "usd2", f(r.gpu_cost_fast)),
         Marked("ceiling_contract", "Per-user ceiling on the contract platform", "tokens/s/user",
                "num", f(r.ceiling_contract)),
         Marked("ceiling_gpu", "Per-user ceiling on the GPU platform", "tokens/s/user", "num",
                f(r.ceiling_gpu)),
-        *[Marked(f"eta_{k}", f"Realisation eta of {k} (transferred basis)", "-", "num4",
-                 f(x)) for k, x in etas],
-        *[Result(f"gpu_cost_{t}", f"GPU cost of a {t} token, g$ (input if set)", "USD per 1M tokens", "usd2",
-                 "IF(ISNUMBER(capacity_gpu_cost_per_mtok_usd),capacity_gpu_cost_per_mtok_usd,"
-                 f"gpu_cost_{t}_run)", f(getattr(r, f"gpu_cost_{t}")))
+        *[Marked(f"eta_{k.replace('.', '_')}", f"Realisation eta of {k} (transferred basis)", "-",
+                 "num4", f(x)) for k, x in etas],
+        Section(f"One value per freed GPU-hour on {gpu} (section V4.3; live)"),
+    ]
+    if not set_:
+        out += [
+            *[Marked(f"gpu_thr_{t}_run", f"{gpu} curve at the {t} served speed, scale 1",
+                     "tokens/s/MW", "num", gpu_thr[t] / k_g) for t in ("standard", "fast")],
+            *[Result(f"gpu_thr_{t}", f"{gpu} throughput at the {t} served speed, x the frontier "
+                     "scale", "tokens/s/MW", "num", f"gpu_thr_{t}_run{sc_g}", gpu_thr[t])
+              for t in ("standard", "fast")],
+        ]
+        if rent == "gpu_rent_run":
+            out.append(Marked("gpu_rent_run", f"{gpu}'s cost per GPU-hour (buy side; no rent)",
+                              "USD/GPU-hour", "usd2", fl["rent"]))
+        out += [
+            Result("gpu_gpus_per_mw", "GPUs per facility MW", "GPUs/MW", "num1",
+                   f"constant_kw_per_mw/({hw}power_kw*facility_pue)", fl["gpus_per_mw"]),
+            *[Result(f"gpu_h_{t}", f"GPU-hours per 1M {t} tokens at full use, h", "GPU-hours",
+                     "num4", f"IF(gpu_thr_{t}>0,constant_tokens_per_million*gpu_gpus_per_mw"
+                     f"/(gpu_thr_{t}*constant_seconds_per_hour),constant_unbounded_value)",
+                     min(fl[f"h.{t}"], 1e300)) for t in ("standard", "fast")],
+            Result("gpu_energy", "Energy of a GPU-hour, e = power x PUE x price",
+                   "USD/GPU-hour", "usd2", f"{hw}power_kw*facility_pue*buy_power_price_usd_per_kwh",
+                   fl["energy"]),
+            Result("gpu_lambda", "Value of a freed GPU-hour, lambda = a x rent + (1 - a) x "
+                   "(sublet + e)", "USD/GPU-hour", "usd2",
+                   f"fleet_avoidable_share*{rent}+(1-fleet_avoidable_share)"
+                   "*(fleet_sublet_usd_per_gpu_hour+gpu_energy)", fl["lambda"]),
+        ]
+        for t in ("standard", "fast"):
+            out.append(Result(f"gpu_cost_{t}_unclamped", f"Value of a {t} token crossing the "
+                              "boundary before the clamp at its list price, v", "USD per 1M tokens",
+                              "usd2", v_raw.format(t=t), min(fl[f"v.{t}"], 1e300)))
+        values = {t: f"MIN(gpu_cost_{t}_unclamped,tiers_{t}_price_per_mtok_usd)"
+                  for t in ("standard", "fast")}
+        flex = ('MIN(IF(fleet_troughs="idle",gpu_energy*gpu_h_standard,gpu_cost_standard_unclamped),'
+                "gpu_cost_standard)")
+    else:
+        values = {t: "capacity_gpu_cost_per_mtok_usd" for t in ("standard", "fast")}
+        flex = "capacity_gpu_cost_per_mtok_usd"
+    out += [
+        *[Result(f"gpu_cost_{t}", f"Value of a {t} token crossing the GPU-fleet boundary, v "
+                 "(input if set)", "USD per 1M tokens", "usd2", override.format(x=values[t]),
+                 f(getattr(r, f"gpu_cost_{t}"))) for t in ("standard", "fast")],
+        Result("gpu_cost_flexible", "Value of a flexible moved token, v_f", "USD per 1M tokens",
+               "usd2", override.format(x=flex), f(r.gpu_cost_flexible)),
+        *[Result(f"gpu_margin_bound_{t}", f"Check, not a clamp: (1 - margin) x the {t} list "
+                 "price", "USD per 1M tokens", "usd2",
+                 f"(1-finance_api_gross_margin)*tiers_{t}_price_per_mtok_usd",
+                 (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{t}.price_per_mtok_usd"))
           for t in ("standard", "fast")],
     ]
+    return out
 
 
 def agent_rows(a: Assumptions) -> list:

@@ -105,9 +105,11 @@ def rent_rows(a: Assumptions, r: Results) -> list[Declaration]:
             opening="0"),
         Row("d", "Discount factor, d_t", "-", "num4", f"[in_horizon]*{DISCOUNT}",
             pad_months(r.discount[0], 1.0), opening=DISCOUNT),
-        Row("rent", "Rent, R_t (as delivered or flat)", "USD", "usd_m",
-            "contract_pay_as_delivered*contract_value_usd*[mw]/SUM([mw:])"
-            "+(1-contract_pay_as_delivered)*[in_term]*contract_value_usd/contract_term_months",
+        Row("rent", "Rent, R_t (as delivered, or take-or-pay: flat, owed in full)", "USD",
+            "usd_m",
+            'IF(contract_payment="take_or_pay",[in_term]*contract_value_usd/contract_term_months,'
+            "contract_value_usd*contract_delivered_share*[revenue.mw_sched]"
+            "/SUM([revenue.mw_sched:]))",
             row0(r.rent)),
     ]
 
@@ -266,7 +268,7 @@ def payback_sheet(book: Book, ws, a: Assumptions, r: Results, head: dict) -> Tim
 
 PAYBACK_NOTE = "Payback is the lasting recovery: the month after the last month with cumulative cash below zero, interpolated; blank where cash ends short."
 KEEP = "(1-finance_variable_cost_share)"
-USES = ("api", "subscriber", "backfill_peak", "backfill_flexible", "idle")
+USES = ("api", "subscriber", "backfill_peak", "backfill_flexible", "free", "idle")
 H = "horizon_months"
 
 
@@ -479,16 +481,19 @@ def capacity_results(a: Assumptions, r: Results, head: dict) -> list[Declaration
                "SUMPRODUCT([revenue.mw_backfill_peak:],[in_term:])", float(tot["mw_months_backfill_peak"])),
         Result("cap_mw_months_backfill_flexible", "MW-months of the term: backfill flexible", "MW-months", "num",
                "SUMPRODUCT([revenue.mw_backfill_flexible:],[in_term:])", float(tot["mw_months_backfill_flexible"])),
+        Result("cap_mw_months_free", "MW-months of the term: the free tier", "MW-months", "num",
+               "SUMPRODUCT([revenue.mw_free:],[in_term:])", float(tot["mw_months_free"])),
         Result("cap_mw_months_idle", "MW-months of the term: idle", "MW-months", "num",
                "SUMPRODUCT([revenue.mw_idle:],[in_term:])", float(tot["mw_months_idle"])),
         Result("cap_mw_months_total", "MW-months of the term by use, in all (1 if none)", "MW-months",
                "num", "MAX(1,cap_mw_months_api+cap_mw_months_subscriber+cap_mw_months_backfill_peak"
-               "+cap_mw_months_backfill_flexible+cap_mw_months_idle)",
+               "+cap_mw_months_backfill_flexible+cap_mw_months_free+cap_mw_months_idle)",
                max(1.0, sum(float(tot[f"mw_months_{u}"]) for u in USES))),
-        Result("cap_backfill_capped_months", "Months spare capacity limits the backfill",
+        Result("cap_backfill_capped_months", "Months spare capacity limits the moved traffic",
                "months", "num",
-               "SUMPRODUCT([in_term:]*([revenue.backfill:]<capacity_backfill_tokens_per_month"
-               f"*[revenue.eff:]*(1-{tol})))", lim["backfill_capped_months"]),
+               "SUMPRODUCT([in_term:]*([revenue.backfill:]<([revenue.moved_cap:]"
+               f"+[revenue.in_term:]*capacity_movable_share*[revenue.free_d0:])*(1-{tol})))",
+               lim["backfill_capped_months"]),
     ]
 
 

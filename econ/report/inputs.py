@@ -51,6 +51,14 @@ CONVENTIONS = (
     ("constant.hours_per_month", HOURS_PER_MONTH, "hours", "30.4375 days"),
     ("constant.months_per_year", float(MONTHS_PER_YEAR), "months", ""),
     ("constant.days_per_week", 7.0, "days", "plan usage from queries a day"),
+    ("constant.seconds_per_day", 86_400.0, "s", "the free tier's queries a day"),
+    ("constant.seconds_per_hour", 3_600.0, "s", "GPU-hours per token"),
+    (
+        "constant.share_below_one",
+        1e-12,
+        "-",
+        "the Pro logit's reference probability is at most 1 minus this",
+    ),
     (
         "constant.ceiling_slack",
         1e-12,

@@ -26,7 +26,8 @@ def _v(x) -> float:
 # fmt: off
 def usage_results(a: Assumptions, r: Results) -> list[Declaration]:
     out: list[Declaration] = [Section("Plan usage from queries (section 0.5) and speed factors")]
-    for plan in ("plus", "pro"):
+    lower = "plans.pro_lower.price_usd_month" in a.values
+    for plan in ("plus", "pro", *(("pro_lower",) if lower else ())):
         median, quota = _v(r.parts[f"usage_median.{plan}"]), _v(r.parts[f"usage_quota.{plan}"])
         out += [
             Result(f"usage_median_{plan}", f"{plan.capitalize()}: median weekly tokens, mu",
@@ -41,7 +42,37 @@ def usage_results(a: Assumptions, r: Results) -> list[Declaration]:
                           "-", "num4",
                           f"EXP(usage_speed_elasticity*LN(served_{tier}/tiers_standard_tokens_per_s))",
                           _v(r.parts[f"phi.{tier}"])))
+    q = "usage_ultrafast_query_share"
+    out += [
+        Result("mkt_mix_phi", "An adopter's demand factor, q phi_u + (1 - q) phi_s (V4.7)", "-",
+               "num4", f"{q}*phi_ultrafast+(1-{q})*phi_standard", _v(r.parts["mix.phi"])),
+        Result("mkt_mix_burn", "... the quota units a token burns, mixed", "quota units per token",
+               "num4", f"({q}*phi_ultrafast*tiers_ultrafast_usage_multiplier+(1-{q})*phi_standard"
+               "*tiers_standard_usage_multiplier)/mkt_mix_phi", _v(r.parts["mix.burn"])),
+        Result("mkt_mix_u_share", "... the ultrafast share of their tokens", "share", "pct2",
+               f"{q}*phi_ultrafast/mkt_mix_phi", _v(r.parts["mix.ultrafast_share"])),
+        Result("mkt_pro_price", "The price an upgrade pays: the Pro tiers' prices mixed (V4.7)",
+               "USD/month", "usd2", _mix_price(lower, "price_usd_month"), _pro_price(a, lower)),
+        Result("mkt_pro_price_ref", "... at the reference prices", "USD/month", "usd2",
+               _mix_price(lower, "price_ref_usd_month"), _pro_price(a, lower, ref=True)),
+    ]
     return out
+
+
+def _mix_price(lower: bool, col: str) -> str:
+    if not lower:
+        return f"plans_pro_{col}"
+    return (f"(1-conversion_lower_pro_share)*plans_pro_{col}"
+            f"+conversion_lower_pro_share*plans_pro_lower_{col}")
+
+
+def _pro_price(a: Assumptions, lower: bool, ref: bool = False) -> float:
+    col = "price_ref_usd_month" if ref else "price_usd_month"
+    top = a.num(f"plans.pro.{col}")
+    if not lower:
+        return top
+    ls = a.num("conversion.lower_pro_share")
+    return (1 - ls) * top + ls * a.num(f"plans.pro_lower.{col}")
 
 
 def logit_results(a: Assumptions, r: Results) -> list[Declaration]:
@@ -180,9 +211,18 @@ def no_deal_results(a: Assumptions, r: Results) -> list[Declaration]:
                "conversion_max_capped_propensity)", _v(r.pro_capped_propensity)),
         Result("pro_base_upgrade", "Base Plus-to-Pro upgrade rate (derived)", "1/month", "pct3",
                "mkt_u0_1-pro_capped_propensity*mkt_h0_1", _v(r.pro_base_upgrade)),
-        Result("pro_price_factor", "Price factor, (price / reference price)^(-elasticity)", "-",
-               "num4", "EXP(-conversion_pro_price_elasticity*LN(plans_pro_price_usd_month"
-               "/plans_pro_price_ref_usd_month))", _v(r.pro_price_factor)),
+        Result("mkt_s_r", "Upgrade probability at a cap event at the reference price, s_r",
+               "share", "pct3", "MIN(MAX(pro_capped_propensity,0),1-constant_share_below_one)",
+               min(max(_v(r.pro_capped_propensity), 0.0), 1 - 1e-12)),
+        Result("mkt_pro_beta", "Price coefficient of the Pro logit, beta", "1 per USD/month",
+               "num4", "conversion_pro_price_elasticity/(mkt_pro_price_ref*(1-mkt_s_r))",
+               a.num("conversion.pro_price_elasticity")
+               / (_pro_price(a, "plans.pro_lower.price_usd_month" in a.values, ref=True)
+                  * (1 - min(max(_v(r.pro_capped_propensity), 0.0), 1 - 1e-12)))),
+        Result("pro_price_factor", "Price factor, s(p) / s_r of a binary logit per cap event",
+               "-", "num4",
+               "1/(mkt_s_r+(1-mkt_s_r)*EXP(mkt_pro_beta*(mkt_pro_price-mkt_pro_price_ref)))",
+               _v(r.pro_price_factor)),
         Result("mkt_burn", "Adoption response to the quota burn, (m_ref / m_u)^elasticity", "-",
                "num4", "EXP(usage_adoption_burn_elasticity*LN(usage_adoption_ref_multiplier"
                "/tiers_ultrafast_usage_multiplier))", _v(r.parts["adoption_burn"])),
@@ -205,16 +245,9 @@ def value_results(a: Assumptions, r: Results) -> list[Declaration]:
                "tokens/month", "tok_b", f"thr_ultrafast*{spm}", v["per_mw_u"]),
         Result("mkt_per_mw_b", "... at the standard speed (backfill)", "tokens/month", "tok_b",
                f"thr_standard*{spm}", v["per_mw_b"]),
-        Result("mkt_rho_api", "API, rho_a = m_u x tokens / 1e6", "USD/MW-month", "usd",
-               f"api_margin*mkt_per_mw_u/{per_m}", v["rho_api"]),
-        Result("mkt_rho_backfill", "Peak-shaped backfill, rho_p = g$_std x tokens / 1e6",
-               "USD/MW-month", "usd", f"gpu_cost_standard*mkt_per_mw_b/{per_m}", v["rho_backfill"]),
-        Result("mkt_rho_flexible", "Flexible backfill, rho_f", "USD/MW-month", "usd",
-               f"capacity_flexible_value_share*gpu_cost_standard*mkt_per_mw_b/{per_m}",
-               v["rho_flexible"]),
-        Result("mkt_moved_value", "Subscriber streams: GPU cost their usage moves off the fleet",
-               "USD/MW-month", "usd", f"gpu_cost_standard*{spm}*thr_ultrafast/(phi_ultrafast*{per_m})",
-               v["moved_value"]),
+        Result("mkt_moved_per_value", "Subscriber streams: standard tokens an average MW moves "
+               "off the fleet, in millions", "1M tokens/MW-month", "num",
+               f"{spm}*thr_ultrafast/(phi_ultrafast*{per_m})", v["moved_per_value"]),
         Result("mkt_mw_per_stream", "Average MW a stream takes, s_u / Thr_u", "MW", "sci",
                "IF(thr_ultrafast>0,served_ultrafast/thr_ultrafast,0)", v["mw_per_stream"]),
         Result("mkt_r_m", "Monthly discount rate, r_m", "1/month", "pct3",

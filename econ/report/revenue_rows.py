@@ -51,17 +51,31 @@ def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
             tranche_v),
         Row("online", "Share of the contracted MW online", "share", "pct",
             f"[in_term]*IF({BOTH},[tranche],[ramp])", row0(r.parts["online_share"]), gated=True),
-        Row("mw", "MW online, MW_t", "MW", "num1", "contract_mw*[online]", row0(r.mw_online),
-            opening="0", check=Check("MW online against the contracted MW x the share online",
-                                     "contract_mw*SUM([online:])")),
+        Row("mw_sched", "MW scheduled, the contract's MW x the share online", "MW", "num1",
+            "contract_mw*[online]", row0(r.parts["online_share"]) * a.num("contract.mw"),
+            opening="0"),
+        Row("mw", "MW delivered and online, MW_t (the delivered share of the schedule)", "MW",
+            "num1", "[mw_sched]*contract_delivered_share", row0(r.mw_online), opening="0",
+            check=Check("MW online against the contracted MW x the share online x the share "
+                        "delivered", "contract_mw*SUM([online:])*contract_delivered_share")),
+        Row("pi", "Price index of API prices, pi_t (successors)", "-", "num4",
+            "EXP(({m}-1)/constant_months_per_year*LN(1-market_price_decline_per_year))",
+            row0(r.parts["price_index"]), gated=True),
+        Row("ci", "Cost index of GPU costs, c_t (successors)", "-", "num4",
+            "EXP(({m}-1)/constant_months_per_year*LN(1-hardware_gpu_cost_decline_per_year))",
+            row0(r.parts["cost_index"]), gated=True),
         Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
             "[mw]*thr_ultrafast/served_ultrafast", row0(r.capacity_streams)),
     ]
 
 
 def demand_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Demand per user: lognormal weekly demand truncated at the quota (sections 0.5, 5.1)."""
+    """Demand per user: lognormal weekly demand truncated at the quota (sections 0.5, 5.1); at
+    the ultrafast tier an adopter's mixed burn (section V4.7: usage.ultrafast_query_share of
+    the queries at ultrafast), the Pro stock mixed over the two Pro tiers where the data have
+    the lower one."""
     P = r.parts
+    lower = "plans.pro_lower.price_usd_month" in a.values
     out: list[Declaration] = [
         Section("Demand per user: lognormal weekly demand truncated at the quota"),
         Row("eff", "Token efficiency, e_t", "-", "num4",
@@ -72,27 +86,43 @@ def demand_rows(a: Assumptions, r: Results) -> list[Declaration]:
             row0(r.plus_pool), gated=True),
     ]
     sigma = "usage_demand_sigma"
-    for plan in ("plus", "pro"):
+    # the quota units a token burns and the demand's speed factor at each tier; the
+    # ultrafast "tier" is an adopter's mixed burn (Market: mkt_mix_burn, mkt_mix_phi)
+    burn = {t: f"tiers_{t}_usage_multiplier" for t in a.tier_ids()} | {"ultrafast": "mkt_mix_burn"}
+    phi = {t: f"phi_{t}" for t in a.tier_ids()} | {"ultrafast": "mkt_mix_phi"}
+    plans = (("plus", "plus", "Plus"), ("pro", "pro", "Pro"))
+    if lower:
+        plans += (("pro_lower", "low", "Lower Pro"),)
+    for plan, tag, Plan in plans:
         for tier in a.tier_ids():
-            pt, Plan = f"{plan}_{tier}", plan.capitalize()
+            pt = f"{tag}_{tier}"
+            key = "pro_lower" if plan == "pro_lower" else plan
             out += [
                 Row(f"l_{pt}", f"{Plan} on {tier}: l = ln(quota at the tier / median)", "-",
                     "num4",
-                    f"LN(usage_quota_{plan}/tiers_{tier}_usage_multiplier)"
-                    f"-LN(usage_median_{plan}*phi_{tier})-LN([eff])",
-                    row0(P[f"log_c_over_mu.{plan}.{tier}"]), gated=True),
+                    f"LN(usage_quota_{plan}/{burn[tier]})"
+                    f"-LN(usage_median_{plan}*{phi[tier]})-LN([eff])",
+                    row0(P[f"log_c_over_mu.{key}.{tier}"]), gated=True),
                 Row(f"sf_{pt}", f"{Plan} on {tier}: share who hit the cap", "share", "pct",
-                    f"NORMSDIST(-[l_{pt}]/{sigma})", row0(P[f"{plan}_hit.{tier}"]), gated=True),
+                    f"NORMSDIST(-[l_{pt}]/{sigma})",
+                    row0(P[f"{'pro_lower' if plan == 'pro_lower' else plan}_hit.{tier}"]),
+                    gated=True),
             ]
+    raw = "usage_median_{plan}*{phi}*[eff]*(EXP({s}^2/2)*NORMSDIST([l_{pt}]/{s}-{s})+EXP([l_{pt}])*[sf_{pt}])"
     for plan, tier in (("plus", "ultrafast"), ("pro", "ultrafast"), ("plus", "standard"),
                        ("pro", "standard")):
         pt = f"{plan}_{tier}"
+        share = "*mkt_mix_u_share" if tier == "ultrafast" else ""
+        w = raw.format(plan=plan, phi=phi[tier], s=sigma, pt=pt)
+        if plan == "pro" and lower:
+            low = raw.format(plan="pro_lower", phi=phi[tier], s=sigma, pt=f"low_{tier}")
+            w = f"(1-conversion_lower_pro_share)*{w}+conversion_lower_pro_share*{low}"
+        label = (f"{plan.capitalize()} on {tier}: tokens served a user-week, w"
+                 + (" (the ultrafast share of the adopter's tokens)" if tier == "ultrafast" else "")
+                 + (" (both Pro tiers)" if plan == "pro" and lower else ""))
         out.append(
-            Row(f"w_{pt}", f"{plan.capitalize()} on {tier}: tokens served a user-week, w",
-                "tokens/week", "num",
-                f"usage_median_{plan}*phi_{tier}*[eff]*(EXP({sigma}^2/2)"
-                f"*NORMSDIST([l_{pt}]/{sigma}-{sigma})+EXP([l_{pt}])*[sf_{pt}])",
-                row0(P[f"w_{pt}"]), gated=True))
+            Row(f"w_{pt}", label, "tokens/week", "num", f"({w}){share}", row0(P[f"w_{pt}"]),
+                gated=True))
     return out
 
 
@@ -107,6 +137,21 @@ def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
             row0(r.api_tokens_wanted), gated=True),
         Row("api_cap", "Average MW the API wants, Y_a", "MW", "num1",
             "IF(mkt_per_mw_u>0,[api_wanted]/mkt_per_mw_u,0)", row0(r.parts["api_cap"])),
+        Row("api_d0", "The API's standard and fast tokens without the deal", "tokens/month",
+            "tok_t", "api_market_tokens*(mkt_no_deal_standard+mkt_no_deal_fast)*[eff]",
+            row0(r.parts["api_demand"]), gated=True),
+        Row("api_x", "Lab tokens the ultrafast API diverts (already credited)", "tokens/month",
+            "tok_t", "[api_wanted]*(api_diversion_standard+api_diversion_fast)",
+            row0(r.parts["api_credited"]), gated=True),
+        Row("free_d0", "The free tier's use of the served model (where served)", "tokens/month",
+            "tok_t",
+            "free_served*MAX(market_mau*EXP(({m}-1)*LN(1+market_mau_growth_monthly))-[pool],0)"
+            "*free_dau_per_mau*MIN(free_queries_per_day,free_flagship_queries_per_day)"
+            "*usage_output_tokens_per_query*constant_seconds_per_month/constant_seconds_per_day"
+            "*[eff]", row0(r.parts["free_demand"]), gated=True),
+        Row("batch", "The lab's own batch work, I_t (in the term)", "tokens/month", "tok_t",
+            "[in_term]*capacity_internal_batch_tokens_per_month", row0(r.parts["internal_batch"]),
+            gated=True),
     ]
 
 
@@ -114,8 +159,9 @@ def value_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """W_t, the value at month 0 of one extra Pro subscriber converted in month t (section
     0.2): its margins while it survives, discounted, and the terminal value at H."""
     P = r.parts
-    margin = ("(plans_pro_price_usd_month-plans_plus_price_usd_month)*" + KEEP
-              + f"-([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})*gpu_cost_standard/{PER_M}")
+    margin = ("(mkt_pro_price-plans_plus_price_usd_month)*" + KEEP
+              + f"-([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})*gpu_cost_standard*[ci]"
+              f"/{PER_M}")
     churn = ("1-conversion_pro_churn_monthly"
              "-IF({m}>contract_term_months,conversion_extra_churn_after_term_monthly,0)")
     tail = "SUM([flow_w:])-[cum_w-1]+[surv@horizon_months]*[costs.d@horizon_months]*mkt_tv_sub"
@@ -140,13 +186,18 @@ def value_rows(a: Assumptions, r: Results) -> list[Declaration]:
 
 # fmt: off
 def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Each use's demand for average MW and its value per average MW-month (section 0.2)."""
+    """Each use's demand for average MW and its value per average MW-month (sections 0.2,
+    V4.2, V4.3, V4.6): the moved traffic bounded by the served model's own demand without the
+    deal less what the deal already credits; each month's values at the price and cost indices."""
     P = r.parts
     off = 'IF(capacity_subscriber_offer="off",0,1)'
     inv = "IF([need]>0,1/[need],0)"
     # W_t is money at month 0, the other uses' values money of month t: W_t / d_t
-    rho = f"mkt_moved_value+pro_price_factor*pro_capped_propensity*[lift]*[pool]*[W]/[costs.d]*{inv}"
-    bf = "[in_term]*capacity_backfill_tokens_per_month*[eff]*{share}/mkt_per_mw_b"
+    rho = ("[ci]*gpu_cost_standard*mkt_moved_per_value+pro_price_factor*pro_capped_propensity"
+           f"*[lift]*conversion_voluntary_cap_hit_weight*[pool]*[W]/[costs.d]*{inv}")
+    want = f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted"
+    per_b = "IF(mkt_per_mw_b>0,{x}/mkt_per_mw_b,0)"
+    g = parts_of(r, "allocation.")
     return [
         Section("Each use's demand for the contract's MW (average MW) and its value"),
         Row("all_adopt", "Ultrafast streams if all eligible adopted, A_t",
@@ -156,19 +207,54 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("need", "Average MW if every eligible user adopted", "MW", "num1",
             "[all_adopt]*mkt_mw_per_stream", row0(P["allocation.need"])),
         Row("sub_cap", "Average MW subscribers want, Y_s", "MW", "num1",
-            f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted*[need]",
-            row0(P["allocation.sub_cap"]), gated=True),
+            f"{want}*[need]", row0(P["allocation.sub_cap"]), gated=True),
         Row("lift", "Plus cap-hit lift on ultrafast, SF_u - SF_std", "share", "pct",
             "[sf_plus_ultrafast]-[sf_plus_standard]", row0(_lift(r)), gated=True),
         Row("rho_s", "Value of an average MW of subscriber streams, rho_s", "USD/MW-month",
             "usd_m", f'IF(capacity_subscriber_offer="on",constant_unbounded_value,{rho})',
             row0(_rho_s(r)), gated=True),
-        Row("bp_cap", "Average MW of peak-shaped backfill, Y_p", "MW",
-            "num1", f"IF(mkt_per_mw_b>0,{bf.format(share='1')},0)",
-            row0(P["backfill_peak_cap"]), gated=True),
-        Row("bf_cap", "Average MW flexible backfill wants, Y_f", "MW", "num1",
-            f"IF(mkt_per_mw_b>0,{bf.format(share='capacity_backfill_flexible_share')},0)",
-            row0(P["flexible_cap"]), gated=True),
+        Section("Moved traffic: the served model's own standard demand, less what the deal "
+                "credits (section V4.2)"),
+        Row("chat_d0", "Plus and Pro standard demand without the deal", "tokens/month", "tok_t",
+            f"([pool]*[w_plus_standard]+[pro0-1]*[w_pro_standard])*({SPM}/{SPW})",
+            row0(r.demand_no_deal_tokens - P["api_demand"] - P["free_demand"]), gated=True),
+        Row("chat_x", "Adopters' standard-equivalent tokens (already credited)", "tokens/month",
+            "tok_t",
+            f"{want}*([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])*({SPM}/{SPW})"
+            "/phi_ultrafast", row0(r.credited_tokens - P["api_credited"]), gated=True),
+        Row("d0", "The served model's standard demand without the deal, D0_t", "tokens/month",
+            "tok_t", "[chat_d0]+[api_d0]+[free_d0]", row0(r.demand_no_deal_tokens)),
+        Row("x", "What the deal already credits, X_t", "tokens/month", "tok_t",
+            "[in_term]*([chat_x]+[api_x])", row0(r.credited_tokens)),
+        Row("moved_cap", "Moved traffic's cap, movable share x max(0, D0 - X) + I_t", "tokens/month",
+            "tok_t",
+            "[in_term]*capacity_movable_share*MAX([chat_d0]-[chat_x]+[api_d0]-[api_x],0)+[batch]",
+            row0(g["moved_tokens"])),
+        Row("moved_flex", "... of it flexible (Batch share of the API part, and I_t)",
+            "tokens/month", "tok_t",
+            "MIN([moved_cap],[in_term]*capacity_movable_share*capacity_backfill_flexible_share"
+            "*MAX([api_d0]-[api_x],0)+[batch])", row0(r.moved_flexible_cap_tokens)),
+        Row("bp_cap", "Average MW of peak-shaped moved traffic, Y_p", "MW", "num1",
+            per_b.format(x="([moved_cap]-[moved_flex])"), row0(g["moved_peak_cap"])),
+        Row("bf_cap", "Average MW of flexible moved traffic, Y_f", "MW", "num1",
+            per_b.format(x="[moved_flex]"), row0(g["moved_flexible_cap"])),
+        Row("fr_cap", "Average MW of the free tier's moved traffic, Y_r", "MW", "num1",
+            per_b.format(x="[in_term]*capacity_movable_share*[free_d0]"),
+            row0(g["free_cap"])),
+        Section("Each month's value of an average MW-month of each use (sections 0.2, V4.6)"),
+        Row("rho_a", "API, rho_a = m_u,t x tokens / 1e6", "USD/MW-month", "usd",
+            f"({KEEP}*[pi]*mkt_revenue_per_token+[ci]*mkt_gpu_avoided_per_token)*mkt_per_mw_u/{PER_M}",
+            row0(P["rho_api"]), gated=True),
+        Row("rho_p", "Peak-shaped moved traffic, rho_p = v_std c_t x tokens / 1e6",
+            "USD/MW-month", "usd", f"gpu_cost_standard*[ci]*mkt_per_mw_b/{PER_M}",
+            row0(P["rho_backfill"]), gated=True),
+        Row("rho_f", "Flexible moved traffic, rho_f = v_f c_t x tokens / 1e6", "USD/MW-month",
+            "usd", f"gpu_cost_flexible*[ci]*mkt_per_mw_b/{PER_M}", row0(P["rho_flexible"]),
+            gated=True),
+        Row("rho_r", "The free tier's moved traffic, at the smaller model's cost",
+            "USD/MW-month", "usd",
+            f"free_alternative_cost_per_mtok_usd*[ci]*mkt_per_mw_b/{PER_M}",
+            row0(P["rho_free"]), gated=True),
     ]
 
 
@@ -177,54 +263,67 @@ def greedy_rows(a: Assumptions, r: Results) -> list[Declaration]:
     0.2, econ/revenue/allocation.py): flexible work first wants F; the peak-shaped uses in
     order of rho, each up to the peak (rho above the flexible value) or the room F leaves."""
     g = parts_of(r, "allocation.")
-    lim = "IF({rho}>mkt_rho_flexible,[peak],IF({rho}>0,[shared],0))"
-    pick = "IF([rank_a]={k},{a},IF([rank_s]={k},{s},{p}))"
+    uses = (("a", "[rho_a]", "[api_cap]"), ("s", "[rho_s]", "[sub_cap]"),
+            ("p", "[rho_p]", "[bp_cap]"), ("r", "[rho_r]", "[fr_cap]"))
+    lim = "IF({rho}>[rho_f],[peak],IF({rho}>0,[shared],0))"
+
+    def pick(k: int, col: int) -> str:
+        """The cap (col 2) or limit (col 3) of the use in place k."""
+        expr = "0"
+        for u, _, cap in reversed(uses):
+            val = cap if col == 2 else f"[lim_{u}]"
+            expr = f"IF([rank_{u}]={k},{val},{expr})"
+        return expr
+
+    def rank(j: int) -> str:
+        u, rho_j, _ = uses[j]
+        terms = [f"({rho_k}>{'=' if k < j else ''}{rho_j})" for k, (_, rho_k, _) in enumerate(uses)
+                 if k != j]
+        return "+".join(terms)
+
     got = []
-    for k, before in ((0, "0"), (1, "[got0]"), (2, "([got0]+[got1])")):
-        cap = pick.format(k=k, a="[api_cap]", s="[sub_cap]", p="[bp_cap]")
-        lm = pick.format(k=k, a="[lim_a]", s="[lim_s]", p="[lim_p]")
+    before = "0"
+    for k in range(len(uses)):
         got.append(Row(f"got{k}", f"Average MW to the use in place {k + 1}", "MW", "num1",
-                       f"MIN({cap},MAX({lm}-{before},0))", row0(g[f"got{k}"])))
+                       f"MIN({pick(k, 2)},MAX({pick(k, 3)}-{before},0))", row0(g[f"got{k}"])))
+        before = "(" + "+".join(f"[got{j}]" for j in range(k + 1)) + ")"
+    names = {"a": "the API", "s": "subscriber streams", "p": "peak-shaped moved traffic",
+             "r": "the free tier's moved traffic"}
     return [
         Section("The allocation of the month's MW by value (greedy fill of the LP)"),
-        Row("flex_want", "Flexible backfill's claim on the average, F", "MW", "num1",
-            "IF(mkt_rho_flexible>0,MIN([bf_cap],[mw]),0)", row0(g["flex"])),
+        Row("flex_want", "Flexible moved traffic's claim on the average, F", "MW", "num1",
+            "IF([rho_f]>0,MIN([bf_cap],[mw]),0)", row0(g["flex"])),
         Row("peak", "Peak room, MW / peak-to-average", "MW", "num1", f"[mw]/{PTA}",
             row0(g["peak"])),
         Row("shared", "Room flexible work leaves, min(peak room, MW - F)", "MW", "num1",
             "MIN([peak],[mw]-[flex_want])", row0(g["shared"])),
-        Row("lim_a", "Limit of the API", "MW", "num1", lim.format(rho="mkt_rho_api"),
-            row0(g["lim_a"])),
-        Row("lim_s", "Limit of subscriber streams", "MW", "num1", lim.format(rho="[rho_s]"),
-            row0(g["lim_s"])),
-        Row("lim_p", "Limit of peak-shaped backfill", "MW", "num1",
-            lim.format(rho="mkt_rho_backfill"), row0(g["lim_p"])),
-        Row("rank_a", "Place of the API in the order of value (0 first)", "place", "num",
-            "([rho_s]>mkt_rho_api)+(mkt_rho_backfill>mkt_rho_api)", row0(g["rank_a"]), gated=True),
-        Row("rank_s", "Place of subscriber streams", "place", "num",
-            "(mkt_rho_api>=[rho_s])+(mkt_rho_backfill>[rho_s])", row0(g["rank_s"]), gated=True),
-        Row("rank_p", "Place of peak-shaped backfill", "place", "num",
-            "(mkt_rho_api>=mkt_rho_backfill)+([rho_s]>=mkt_rho_backfill)", row0(g["rank_p"]), gated=True),
+        *[Row(f"lim_{u}", f"Limit of {names[u]}", "MW", "num1", lim.format(rho=rho),
+              row0(g[f"lim_{u}"])) for u, rho, _ in uses],
+        *[Row(f"rank_{u}", f"Place of {names[u]} in the order of value (0 first)", "place",
+              "num", rank(j), row0(g[f"rank_{u}"]), gated=True)
+          for j, (u, _, _) in enumerate(uses)],
         *got,
     ]
 
 
 def use_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """Average MW by use, idle MW and utilisation; adoption from the subscribers' MW."""
-    used = "([mw_api]+[mw_subscriber]+[mw_backfill_peak]+[mw_backfill_flexible])"
+    used = "([mw_api]+[mw_subscriber]+[mw_backfill_peak]+[mw_free]+[mw_backfill_flexible])"
     util = np.nan_to_num(row0(r.utilization))  # 0 where no MW is online
     util[r.utilization.shape[1] + 1 :] = 0.0  # beyond the horizon either
     util[0] = np.nan  # month 0: no formula
-    pick = "CHOOSE([rank_{u}]+1,[got0],[got1],[got2])"
+    pick = "CHOOSE([rank_{u}]+1,[got0],[got1],[got2],[got3])"
     return [
         Section("MW by use each month (average MW)"),
         Row("mw_api", "API", "MW", "num1", pick.format(u="a"), row0(r.mw_api)),
         Row("mw_subscriber", "Subscriber streams", "MW", "num1", pick.format(u="s"),
             row0(r.mw_subscriber)),
-        Row("mw_backfill_peak", "Peak-shaped backfill", "MW", "num1", pick.format(u="p"),
+        Row("mw_backfill_peak", "Peak-shaped moved traffic", "MW", "num1", pick.format(u="p"),
             row0(r.mw_backfill_peak)),
-        Row("mw_backfill_flexible", "Flexible backfill", "MW", "num1",
-            "IF(mkt_rho_flexible>0,MIN([bf_cap],MAX([mw]-([got0]+[got1]+[got2]),0)),0)",
+        Row("mw_free", "The free tier's moved traffic", "MW", "num1", pick.format(u="r"),
+            row0(r.mw_free)),
+        Row("mw_backfill_flexible", "Flexible moved traffic", "MW", "num1",
+            "IF([rho_f]>0,MIN([bf_cap],MAX([mw]-([got0]+[got1]+[got2]+[got3]),0)),0)",
             row0(r.mw_backfill_flexible)),
         Row("mw_idle", "Idle", "MW", "num1", f"MAX([mw]-{used},0)", row0(r.mw_idle)),
         Row("util", "Utilisation of the contract (0: no MW online)", "share",
@@ -236,6 +335,12 @@ def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """Ultrafast adoption and the Pro stocks with and without the deal (sections 0.5, 5.6)."""
     start = float(a.num("market.pro_subscribers_start"))
     af, churn = "tiers_fast_adoption", "conversion_pro_churn_monthly"
+    lower = "plans.pro_lower.price_usd_month" in a.values
+    hits = "(1-{af}-[adoption])*[sf_{t}_standard]+{af}*[sf_{t}_fast]+[adoption]*[sf_{t}_ultrafast]"
+    pro_h = hits.format(af=af, t="pro")
+    if lower:  # the Pro stock mixes the two Pro tiers (section V4.7)
+        pro_h = (f"(1-conversion_lower_pro_share)*({pro_h})"
+                 f"+conversion_lower_pro_share*({hits.format(af=af, t='low')})")
     conv = "(pro_price_factor*pro_base_upgrade+pro_price_factor*pro_capped_propensity*[{h}])*[pool]"
     return [
         Section("Ultrafast adoption and the Pro stocks: with the deal and the no-deal path"),
@@ -246,9 +351,13 @@ def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
             row0(r.plus_cap_hit_counterfactual), gated=True),
         Row("h", "Plus cap-hit share with the tier, h_t", "share", "pct", "[h0]+[adoption]*[lift]",
             row0(r.plus_cap_hit), gated=True),
+        Row("h_up", "... as upgrades see it: the deal's extra cap hits weighted (V4.7)", "share",
+            "pct", "[h0]+[adoption]*[lift]*conversion_voluntary_cap_hit_weight",
+            row0(r.plus_cap_hit_counterfactual + r.ultrafast_adoption * _lift(r)
+                 * a.num("conversion.voluntary_cap_hit_weight")), gated=True),
         Row("pro", "Pro subscribers with the deal, P_t", "users", "num",
             f"[pro-1]*(1-{churn})-(1-[in_term])*conversion_extra_churn_after_term_monthly"
-            f"*MAX([pro-1]-[pro0-1],0)+{conv.format(h='h')}",
+            f"*MAX([pro-1]-[pro0-1],0)+{conv.format(h='h_up')}",
             pad_months(r.pro[0], start), opening="market_pro_subscribers_start", gated=True),
         Row("pro0", "Pro subscribers without the deal, P0_t", "users",
             "num", f"[pro0-1]*(1-{churn})+{conv.format(h='h0')}",
@@ -258,9 +367,8 @@ def adoption_rows(a: Assumptions, r: Results) -> list[Declaration]:
             row0(r.incremental_pro), opening="[pro]-[pro0]"),
         Row("eligible", "Eligible for faster tiers, E_t = N_t + P_(t-1)", "users",
             "num", "[pool]+[pro-1]", row0(r.eligible), gated=True),
-        Row("pro_h", "Pro cap-hit share with the tier", "share", "pct",
-            f"(1-{af}-[adoption])*[sf_pro_standard]+{af}*[sf_pro_fast]+[adoption]*[sf_pro_ultrafast]",
-            row0(r.pro_cap_hit), gated=True),
+        Row("pro_h", "Pro cap-hit share with the tier" + (" (both Pro tiers)" if lower else ""),
+            "share", "pct", pro_h, row0(r.pro_cap_hit), gated=True),
     ]
 
 
@@ -269,57 +377,62 @@ def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
     P = r.parts
     return [
         Section("Incremental revenue"),
-        Row("sub", "Pro upgrades (Pro minus Plus price), sub_t", "USD", "usd_m",
-            "[dpro]*(plans_pro_price_usd_month-plans_plus_price_usd_month)",
+        Row("sub", "Pro upgrades (the Pro tiers' mix price minus Plus), sub_t", "USD", "usd_m",
+            "[dpro]*(mkt_pro_price-plans_plus_price_usd_month)",
             row0(r.subscription_revenue),
             check=Check("Pro upgrade revenue against added Pro x the price step",
-                        "SUM([dpro:])*(plans_pro_price_usd_month-plans_plus_price_usd_month)")),
+                        "SUM([dpro:])*(mkt_pro_price-plans_plus_price_usd_month)")),
         Row("api_served", "API tokens served, V*_t", "tokens/month", "tok_t",
             "[mw_api]*mkt_per_mw_u", row0(r.api_tokens_served)),
         Row("api_streams", "API peak streams, S_api,t", "streams", "num",
             f"[api_served]*{PTA}/(served_ultrafast*{SPM})", row0(r.api_streams_peak)),
-        Row("api", "Net ultrafast API revenue, api_t",
-            "USD", "usd_m", f"[api_served]*mkt_revenue_per_token/{PER_M}", row0(r.api_revenue),
-            check=Check("API revenue against tokens served x net revenue a token", f"SUM([api_served:])*mkt_revenue_per_token/{PER_M}")),
+        Row("api", "Net ultrafast API revenue at the month's prices, api_t",
+            "USD", "usd_m", f"[api_served]*[pi]*mkt_revenue_per_token/{PER_M}", row0(r.api_revenue),
+            check=Check("API revenue against tokens served x the price index x net revenue a token",
+                        f"SUMPRODUCT([api_served:],[pi:])*mkt_revenue_per_token/{PER_M}")),
         Row("api_gpu", "GPU cost the diverted API tokens no longer take", "USD", "usd_m",
-            f"[api_served]*mkt_gpu_avoided_per_token/{PER_M}", row0(P["api_gpu"])),
+            f"[api_served]*[ci]*mkt_gpu_avoided_per_token/{PER_M}", row0(P["api_gpu"])),
     ]
 
 
 def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
-    """Backfill and the GPU fleet (sections 0.2, 5.7-5.9)."""
+    """Moved traffic and the GPU fleet (sections 0.2, 5.7-5.9, V4.3): every token crossing the
+    boundary at one value per freed GPU-hour, at the month's cost index."""
     P = r.parts
-    g, flex = "gpu_cost_standard", "capacity_flexible_value_share"
-    saved = f"[backfill_peak]+{flex}*[backfill_flexible]+[adopter_tokens]/phi_ultrafast-[added]"
+    g, gf, gr = "gpu_cost_standard", "gpu_cost_flexible", "free_alternative_cost_per_mtok_usd"
+    value = f"([backfill_peak]*{g}+[backfill_flexible]*{gf}+[free_moved]*{gr})*[ci]/{PER_M}"
     return [
-        Section("Backfill and the GPU fleet"),
+        Section("Moved traffic and the GPU fleet"),
         Row("sub_streams", "Subscribers' peak ultrafast streams", "streams", "num",
             f"[adoption]*[all_adopt]*{PTA}", row0(r.subscriber_streams_peak)),
         Row("adopter_tokens", "Ultrafast adopters' tokens", "tokens/month", "tok_t",
             f"[sub_streams]/{PTA}*served_ultrafast*{SPM}", row0(P["adopter_tokens"])),
-        Row("backfill_peak", "Peak-shaped standard tokens backfilled", "tokens/month", "tok_t",
-            "[mw_backfill_peak]*mkt_per_mw_b", row0(P["backfill_peak"])),
-        Row("backfill_flexible", "Flexible standard tokens backfilled", "tokens/month", "tok_t",
-            "[mw_backfill_flexible]*mkt_per_mw_b", row0(P["backfill_flexible"])),
-        Row("backfill", "Standard tokens backfilled, Bf_t", "tokens/month", "tok_t",
-            "[backfill_peak]+[backfill_flexible]", row0(r.backfill_tokens)),
-        Row("backfill_usd", "GPU cost the backfill saves", "USD", "usd_m",
-            f"([backfill_peak]+{flex}*[backfill_flexible])*{g}/{PER_M}", row0(r.backfill_usd),
-            check=Check("GPU cost the backfill saves: its total against the tokens backfilled",
-                        f"(SUM([backfill_peak:])+{flex}*SUM([backfill_flexible:]))*{g}/{PER_M}")),
+        Row("backfill_peak", "Peak-shaped standard tokens moved onto the contract",
+            "tokens/month", "tok_t", "[mw_backfill_peak]*mkt_per_mw_b", row0(P["backfill_peak"])),
+        Row("backfill_flexible", "Flexible tokens moved onto the contract", "tokens/month",
+            "tok_t", "[mw_backfill_flexible]*mkt_per_mw_b", row0(P["backfill_flexible"])),
+        Row("free_moved", "The free tier's tokens moved onto the contract", "tokens/month",
+            "tok_t", "[mw_free]*mkt_per_mw_b", row0(P["free_moved"])),
+        Row("backfill", "Moved traffic carried, Bf_t", "tokens/month", "tok_t",
+            "[backfill_peak]+[backfill_flexible]+[free_moved]", row0(r.backfill_tokens)),
+        Row("backfill_usd", "GPU cost the moved traffic saves", "USD", "usd_m", value,
+            row0(r.backfill_usd),
+            check=Check("GPU cost the moved traffic saves: its total against the tokens moved",
+                        f"(SUMPRODUCT([backfill_peak:],[ci:])*{g}+SUMPRODUCT([backfill_flexible:],"
+                        f"[ci:])*{gf}+SUMPRODUCT([free_moved:],[ci:])*{gr})/{PER_M}")),
         Row("added", "Tokens the incremental Pro add to the GPU fleet", "tokens/month", "tok_t",
             f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
             row0(r.tokens_added_to_gpus)),
         Row("moved", "Tokens moved off the GPU fleet", "tokens/month", "tok_t",
-            "[backfill_peak]+[backfill_flexible]+[adopter_tokens]/phi_ultrafast"
+            "[backfill]+[adopter_tokens]/phi_ultrafast"
             "+[api_served]*(api_diversion_standard+api_diversion_fast)",
             row0(r.tokens_moved_off_gpus)),
-        Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m", f"({saved})*{g}/{PER_M}+[api_gpu]",
+        Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m",
+            f"([adopter_tokens]/phi_ultrafast-[added])*{g}*[ci]/{PER_M}+[backfill_usd]+[api_gpu]",
             row0(r.gpu_savings),
             check=Check("GPU cost avoided: its total against the tokens it counts",
-                        f"(SUM([backfill_peak:])+{flex}*SUM([backfill_flexible:])"
-                        f"+SUM([adopter_tokens:])/phi_ultrafast-SUM([added:]))*{g}/{PER_M}"
-                        "+SUM([api_gpu:])")),
+                        f"SUMPRODUCT([adopter_tokens:]/phi_ultrafast-[added:],[ci:])*{g}/{PER_M}"
+                        "+SUM([backfill_usd:])+SUM([api_gpu:])")),
         Row("tokens_served", "Tokens served on the contract, U_t", "tokens/month", "tok_t",
             "[api_served]+[adopter_tokens]+[backfill]", row0(r.tokens_served)),
     ]
@@ -356,9 +469,8 @@ def values(r: Results) -> dict[str, float]:
     """The value of an average MW-month of each use [USD] and the MW one stream takes, as the
     model's allocation used them."""
     P = r.parts
-    out = {k: _v(P[k]) for k in ("per_mw_u", "per_mw_b", "rho_api", "rho_backfill")}
-    out["rho_flexible"] = _v(P["rho_flexible"])
-    out["moved_value"] = _v(P["allocation.moved_value"])
+    out = {k: _v(P[k]) for k in ("per_mw_u", "per_mw_b")}
+    out["moved_per_value"] = _v(P["allocation.moved_per_value"])
     out["mw_per_stream"] = _v(P["allocation.mw_per_stream"])
     return out
 

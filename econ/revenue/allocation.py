@@ -299,7 +299,8 @@ def pro_paths(
         if steps is not None:
             steps.update(
                 need=need, sub_cap=cap_s, rho_s=rho_s, moved_peak_cap=cap_p,
-                moved_flexible_cap=cap_f, free_cap=cap_r,
+                moved_flexible_cap=cap_f, free_cap=cap_r, moved_tokens=moved,
+                free_tokens=free_t,
             )  # fmt: skip
             for k, v in steps.items():
                 kept.setdefault(k, np.empty((H, N)))[t] = v
