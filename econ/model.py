@@ -502,6 +502,7 @@ class Demand:
     mix: dict[str, Array]
     lower_logs: dict[str, Array] | None
     lower_hits: dict[str, Array] | None
+    pro_tiers_w: dict[str, Array]
     price_index: Array
     cost_index: Array
 
@@ -597,6 +598,7 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
     w_pro_u = served("pro", "ultrafast", pro_l["ultrafast"], pro_hits["ultrafast"])
     w_pro_s = served("pro", "standard", pro_l["standard"], pro_hits["standard"])
     lower_l = lower_hits = None
+    each: dict[str, Array] = {}
     if lower:
         # the Pro stock is a mix of the two Pro tiers (section V4.7): their usage mixed by
         # conversion.lower_pro_share
@@ -605,6 +607,12 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         lower_hits = {i: hit_share(lower_l[i], i) for i in pro_tiers}
         w_low_u = served("pro_lower", "ultrafast", lower_l["ultrafast"], lower_hits["ultrafast"])
         w_low_s = served("pro_lower", "standard", lower_l["standard"], lower_hits["standard"])
+        each = {
+            "pro.ultrafast": w_pro_u,
+            "pro.standard": w_pro_s,
+            "pro_lower.ultrafast": w_low_u,
+            "pro_lower.standard": w_low_s,
+        }
         w_pro_u = (1.0 - ls) * w_pro_u + ls * w_low_u
         w_pro_s = (1.0 - ls) * w_pro_s + ls * w_low_s
     plus_pool = (row("market.mau") * row("market.plus_share_of_mau")) * np.exp(
@@ -635,6 +643,7 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         mix=mix,
         lower_logs=lower_l,
         lower_hits=lower_hits,
+        pro_tiers_w=each,
         price_index=price_index(p, t),
         cost_index=cost_index(p, t),
     )
@@ -803,13 +812,19 @@ def api_margin_monthly(p: Params, dem: Demand) -> Array:
     )
 
 
+def free_users(p: Params, c: Capacity, dem: Demand) -> Array:
+    """Free users [users] (H, N): MAU_t less the Plus pool, at least 0."""
+    row = p.row
+    mau = row("market.mau") * np.exp((c.t - 1.0) * np.log1p(row("market.mau_growth_monthly")))
+    return np.maximum(mau - dem.plus_pool, 0.0)
+
+
 def free_demand(p: Params, c: Capacity, dem: Demand) -> Array:
     """The free tier's use of the served model [output tokens/month] (H, N) (section V4.2):
     free users (MAU_t less the Plus pool) x DAU/MAU x min(queries a day, the flagship
     allowance) x tokens a query x days a month x e_t, where free.served is 1; else 0."""
     row = p.row
-    mau = row("market.mau") * np.exp((c.t - 1.0) * np.log1p(row("market.mau_growth_monthly")))
-    users = np.maximum(mau - dem.plus_pool, 0.0)
+    users = free_users(p, c, dem)
     queries = np.minimum(row("free.queries_per_day"), row("free.flagship_queries_per_day"))
     days = SECONDS_PER_MONTH / 86_400.0
     tokens = row("free.dau_per_mau") * queries * row("usage.output_tokens_per_query") * days
@@ -1568,6 +1583,8 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "backfill_flexible": nh(ado.backfill_flexible),
         "free_moved": nh(ado.free_moved),
         "price_index": nh(dem.price_index),
+        "free_users": nh(free_users(p, c, dem)),
+        **{f"w_tier.{k}": nh(v) for k, v in dem.pro_tiers_w.items()},
         "cost_index": nh(dem.cost_index),
         **{f"mix.{k}": vec(v[0]) for k, v in dem.mix.items()},
         **{f"log_c_over_mu.pro_lower.{i}": nh(x) for i, x in (dem.lower_logs or {}).items()},

@@ -306,6 +306,14 @@ def gpu_rows(a: Assumptions) -> list:
 # fmt: on
 
 
+def _precision(ch, bytes_per_param: float) -> dict[str, float]:
+    """The 8- and 4-bit TFLOPS (blank: twice the next wider) and the clipped log2 of the bytes."""
+    t16 = float(ch.tflops)
+    t8 = float(ch.tflops_fp8) if np.isfinite(float(ch.tflops_fp8)) else 2 * t16
+    t4 = float(ch.tflops_fp4) if np.isfinite(float(ch.tflops_fp4)) else 2 * t8
+    return {"t8": t8, "t4": t4, "z": min(1.0, max(-1.0, math.log2(bytes_per_param)))}
+
+
 @dataclass
 class Physics:
     """The Python values of the physics rows (section 3.2-3.4) on the contract platform."""
@@ -328,6 +336,7 @@ class Physics:
                   "w_time": read / rate, "kv_time": kv / rate, "layers_time": layers,
                   "hop_time": hop, "compute": float(physics.compute_bound(m, ch)),
                   "tflops": float(physics.precision_tflops(ch, m.bytes_per_param)),
+                  **_precision(ch, float(m.bytes_per_param)),
                   "per_mw": float(physics.per_mw(ch, a.num("facility.pue"))),
                   "ceiling": float(physics.ceiling(m, ch)),
                   "spec": float(m.speculative_speedup)}  # fmt: skip
@@ -352,11 +361,8 @@ P = "model_"  # the served model's inputs (models.csv through the model.* keys)
 # the precision rule of physics.precision_tflops: the published 16-, 8- and 4-bit figures at
 # 2, 1 and 0.5 bytes a parameter (8 and 4 bits blank: twice the next wider), log-linear in
 # between, 1 / bytes outside
-_T8 = "IF(cap_tflops_fp8>0,cap_tflops_fp8,2*cap_tflops)"
-_T4 = f"IF(cap_tflops_fp4>0,cap_tflops_fp4,2*{_T8})"
-_Z = f"MIN(1,MAX(-1,LOG({P}bytes_per_param,2)))"
-TFLOPS = (f"IF({_Z}<=0,{_T8}*({_T4}/{_T8})^(-{_Z}),{_T8}*(cap_tflops/{_T8})^{_Z})"
-          f"*2^({_Z}-LOG({P}bytes_per_param,2))")
+TFLOPS = ("IF(phys_z<=0,phys_t8*(phys_t4/phys_t8)^(-phys_z),phys_t8*(cap_tflops/phys_t8)^phys_z)"
+          f"*2^(phys_z-LOG({P}bytes_per_param,2))")
 
 # fmt: off
 PHYSICS = (  # name, label, unit, format, formula
@@ -376,6 +382,12 @@ PHYSICS = (  # name, label, unit, format, formula
     ("layers_time", "Layers' fixed time a step", "s", "sci",
      f"{P}layers*cap_layer_latency_us*constant_seconds_per_us"),
     ("hop_time", "Hop latency", "s", "sci", "cap_hop_latency_us*constant_seconds_per_us"),
+    ("t8", "Dense 8-bit TFLOPS (blank: twice the 16-bit)", "TFLOPS", "num",
+     "IF(cap_tflops_fp8>0,cap_tflops_fp8,2*cap_tflops)"),
+    ("t4", "Dense 4-bit TFLOPS (blank: twice the 8-bit)", "TFLOPS", "num",
+     "IF(cap_tflops_fp4>0,cap_tflops_fp4,2*phys_t8)"),
+    ("z", "log2 of the bytes a parameter, within -1 (4 bits) and 1 (16 bits)", "-", "num4",
+     f"MIN(1,MAX(-1,LOG({P}bytes_per_param,2)))"),
     ("tflops", "Dense TFLOPS at the weights' precision (16, 8 or 4 bits; log-linear between)",
      "TFLOPS", "num", TFLOPS),
     ("compute", "Compute limit of a stage group, B_fl x s", "tokens/s", "num",

@@ -114,12 +114,22 @@ def demand_rows(a: Assumptions, r: Results) -> list[Declaration]:
         pt = f"{plan}_{tier}"
         share = "*mkt_mix_u_share" if tier == "ultrafast" else ""
         w = raw.format(plan=plan, phi=phi[tier], s=sigma, pt=pt)
-        if plan == "pro" and lower:
-            low = raw.format(plan="pro_lower", phi=phi[tier], s=sigma, pt=f"low_{tier}")
-            w = f"(1-conversion_lower_pro_share)*{w}+conversion_lower_pro_share*{low}"
         label = (f"{plan.capitalize()} on {tier}: tokens served a user-week, w"
-                 + (" (the ultrafast share of the adopter's tokens)" if tier == "ultrafast" else "")
-                 + (" (both Pro tiers)" if plan == "pro" and lower else ""))
+                 + (" (the ultrafast share of the adopter's tokens)" if tier == "ultrafast" else ""))
+        if plan == "pro" and lower:  # each Pro tier's, then the Pro stock's mix of them
+            low = raw.format(plan="pro_lower", phi=phi[tier], s=sigma, pt=f"low_{tier}")
+            mix = np.asarray(P[f"w_{pt}"])
+            each = (P[f"w_tier.pro.{tier}"], P[f"w_tier.pro_lower.{tier}"])
+            out += [
+                Row(f"wt_{pt}", label.replace("Pro", "The 200 USD Pro tier", 1), "tokens/week",
+                    "num", f"({w}){share}", row0(each[0]), gated=True),
+                Row(f"wt_low_{tier}", label.replace("Pro", "The lower Pro tier", 1),
+                    "tokens/week", "num", f"({low}){share}", row0(each[1]), gated=True),
+                Row(f"w_{pt}", label + " (both Pro tiers)", "tokens/week", "num",
+                    f"(1-conversion_lower_pro_share)*[wt_{pt}]+conversion_lower_pro_share"
+                    f"*[wt_low_{tier}]", row0(mix), gated=True),
+            ]
+            continue
         out.append(
             Row(f"w_{pt}", label, "tokens/week", "num", f"({w}){share}", row0(P[f"w_{pt}"]),
                 gated=True))
@@ -143,12 +153,15 @@ def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("api_x", "Lab tokens the ultrafast API diverts (already credited)", "tokens/month",
             "tok_t", "[api_wanted]*(api_diversion_standard+api_diversion_fast)",
             row0(r.parts["api_credited"]), gated=True),
+        Row("free_users", "Free users, MAU_t less the Plus pool", "users", "num",
+            "MAX(market_mau*EXP(({m}-1)*LN(1+market_mau_growth_monthly))-[pool],0)",
+            row0(r.parts["free_users"]), gated=True),
         Row("free_d0", "The free tier's use of the served model (where served)", "tokens/month",
             "tok_t",
-            "free_served*MAX(market_mau*EXP(({m}-1)*LN(1+market_mau_growth_monthly))-[pool],0)"
-            "*free_dau_per_mau*MIN(free_queries_per_day,free_flagship_queries_per_day)"
-            "*usage_output_tokens_per_query*constant_seconds_per_month/constant_seconds_per_day"
-            "*[eff]", row0(r.parts["free_demand"]), gated=True),
+            "free_served*[free_users]*free_dau_per_mau*MIN(free_queries_per_day,"
+            "free_flagship_queries_per_day)*usage_output_tokens_per_query"
+            "*constant_seconds_per_month/constant_seconds_per_day*[eff]",
+            row0(r.parts["free_demand"]), gated=True),
         Row("batch", "The lab's own batch work, I_t (in the term)", "tokens/month", "tok_t",
             "[in_term]*capacity_internal_batch_tokens_per_month", row0(r.parts["internal_batch"]),
             gated=True),
@@ -418,8 +431,8 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("backfill_usd", "GPU cost the moved traffic saves", "USD", "usd_m", value,
             row0(r.backfill_usd),
             check=Check("GPU cost the moved traffic saves: its total against the tokens moved",
-                        f"(SUMPRODUCT([backfill_peak:],[ci:])*{g}+SUMPRODUCT([backfill_flexible:],"
-                        f"[ci:])*{gf}+SUMPRODUCT([free_moved:],[ci:])*{gr})/{PER_M}")),
+                        f"SUMPRODUCT([backfill_peak:]*{g}+[backfill_flexible:]*{gf}"
+                        f"+[free_moved:]*{gr},[ci:])/{PER_M}")),
         Row("added", "Tokens the incremental Pro add to the GPU fleet", "tokens/month", "tok_t",
             f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
             row0(r.tokens_added_to_gpus)),
