@@ -248,7 +248,11 @@ def _root(flows: list[float], a: float, b: float, pa: float, pb: float) -> float
     for _ in range(200):
         c = (a * pb - b * pa) / (pb - pa)
         if not min(a, b) < c < max(a, b) or abs(b - a) <= 1e-15 * max(1.0, abs(a)):
-            return c if min(a, b) <= c <= max(a, b) else 0.5 * (a + b)
+            if min(a, b) <= c <= max(a, b):
+                return c
+            # rounding put c outside the bracket: the bracket is as narrow as the arithmetic
+            # allows; its end nearer the root (the smaller present value) is the root
+            return min((a, b), key=lambda y: abs(_npv_at(flows, y)))
         pc = _npv_at(flows, c)
         if pc == 0:
             return c
@@ -956,7 +960,10 @@ def _setup(v: dict, base: dict) -> dict:
     override = _opt(v, "capacity.gpu_cost_per_mtok_usd")
     served, below = {}, []
     for i in _LAB_TIERS:
-        if basis == "data" or override is not None:
+        # 0.1: on the transferred and physics bases the served speed comes from the grid below
+        # 0.9 x the ceiling whether or not capacity.gpu_cost_per_mtok_usd sets the cost (the
+        # override sets a cost, not a speed); only the data basis keeps the tier speeds
+        if basis == "data":
             served[i] = tier_speed[i]
         else:
             ms = gc.grid(tier_speed[i])
@@ -1026,18 +1033,27 @@ def _setup(v: dict, base: dict) -> dict:
     m_ref = _opt(v, "usage.adoption_ref_multiplier")
     if m_ref is None:  # default: the data's ultrafast usage multiplier
         m_ref = _num(base, "tiers.ultrafast.usage_multiplier")
-    c["adoption_wanted"] = f("tiers.ultrafast.adoption") * (
-        m_ref / f("tiers.ultrafast.usage_multiplier")
-    ) ** f("usage.adoption_burn_elasticity")
+    # 5.5: fast keeps its adoption and standard takes 1 - a_fast - a_u, so the demanded ultrafast
+    # adoption is at most 1 - a_fast (a share of users; the standard share never negative)
+    c["adoption_wanted"] = min(
+        f("tiers.ultrafast.adoption")
+        * (m_ref / f("tiers.ultrafast.usage_multiplier")) ** f("usage.adoption_burn_elasticity"),
+        1 - f("tiers.fast.adoption"),
+    )
     c["price_factor"] = None  # set below, after the calibrated propensity (V4.7)
     el = f("usage.speed_elasticity")
-    c["phi_fast"] = (served["fast"] / served["standard"]) ** el
+    # 5.2: phi_i = (s_i / the standard tier's speed)^elasticity, s_i the served speed (the
+    # reading of _run_at; the denominator is the tier speed, not the standard tier's served one)
+    c["phi_fast"] = (served["fast"] / tier_speed["standard"]) ** el
+    phi_std = (served["standard"] / tier_speed["standard"]) ** el
     sigma = f("usage.demand_sigma")
     a_f = f("tiers.fast.adoption")
     (q_plus, m_plus), _ = _plan_usage(v)
     mult = {i: f(f"tiers.{i}.usage_multiplier") for i in _TIERS}
     N1 = f("market.mau") * f("market.plus_share_of_mau")
-    sf_std1, _ = _lognormal_cap(m_plus, q_plus / mult["standard"], sigma)
+    # 0.5: h0_1 is month 1's no-deal cap-hit share (e_1 = 1), the standard tier's demand at its
+    # served speed as in the run, so that month 1 holds u0_1 N_1 = P0_0 (churn + growth)
+    sf_std1, _ = _lognormal_cap(m_plus * phi_std, q_plus / mult["standard"], sigma)
     sf_fast1, _ = _lognormal_cap(m_plus * c["phi_fast"], q_plus / mult["fast"], sigma)
     h0_1 = (1 - a_f) * sf_std1 + a_f * sf_fast1
     u0_1 = (

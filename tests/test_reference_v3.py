@@ -1,9 +1,12 @@
-"""Hand-worked checks of version 3's mechanisms (MODEL.md section 0) on the standard-library
-reference model, and the same figures asked of econ once ECON is True.
+"""Hand-worked checks of version 3's mechanisms (MODEL.md section 0) as version 4 (section V4)
+keeps or replaces them, on the standard-library reference model and, where the mechanism has
+an interface of its own or the figure is one of the bundled data, on econ too; and the
+agreement of econ with the reference (version 4) on the defaults, every basis, offer and
+scenario, and random override sets that draw version 4's keys too.
 
 Every expected number below is worked by hand in the comments (or is an analytic identity,
-or the optimum of a linear programme solved by scipy's linprog, which shares nothing with
-either implementation)."""
+the optimum of a linear programme solved by scipy's linprog, which shares nothing with
+either implementation, or the reference model's figure)."""
 
 from __future__ import annotations
 
@@ -18,11 +21,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_model as rm  # noqa: E402
 from test_reference_model import _layout, _tiny  # noqa: E402
 
-# True: every check runs on econ too (False: the reference alone, as before econ had version 3).
+# True: every check runs on econ too (False: the reference alone, as before econ had version 4).
 ECON = True
 
 SPM, SPW = 2_629_800, 604_800
-econ_only = pytest.mark.skipif(not ECON, reason="econ does not implement version 3 yet")
+econ_only = pytest.mark.skipif(not ECON, reason="econ does not implement version 4 yet")
+
+
+# V4.2: the peak-shaped uses, in the order that breaks ties of value: the API, subscriber
+# streams, moved standard traffic and the free tier's moved traffic
+PEAK = ("api", "subscriber", "backfill_peak", "free")
 
 
 class _Reference:
@@ -91,12 +99,11 @@ class _Econ:
     def allocate(self, mw, pta, uses) -> dict:
         from econ.revenue.allocation import allocate
 
-        peak = ("api", "subscriber", "backfill_peak")
         y = allocate(
-            mw, pta, tuple(uses[n][0] for n in peak), tuple(uses[n][1] for n in peak),
+            mw, pta, tuple(uses[n][0] for n in PEAK), tuple(uses[n][1] for n in PEAK),
             uses["flexible"][0], uses["flexible"][1],
         )  # fmt: skip
-        return dict(zip((*peak, "flexible"), map(float, y), strict=True))
+        return dict(zip((*PEAK, "flexible"), map(float, y), strict=True))
 
 
 IMPLS = [_Reference()] + ([_Econ()] if ECON else [])
@@ -269,9 +276,9 @@ def _lp_optimum(mw, pta, uses):
     """The same LP solved by scipy's HiGHS: max sum rho y."""
     from scipy.optimize import linprog
 
-    names = ("api", "subscriber", "backfill_peak", "flexible")
+    names = (*PEAK, "flexible")
     c = [-min(uses[n][1], 1e9) for n in names]  # +inf ("on"): a value above every other
-    a_ub = [[pta, pta, pta, 0.0], [1.0, 1.0, 1.0, 1.0]]
+    a_ub = [[pta] * len(PEAK) + [0.0], [1.0] * (len(PEAK) + 1)]
     res = linprog(
         c, A_ub=a_ub, b_ub=[mw, mw], bounds=[(0, uses[n][0]) for n in names], method="highs"
     )
@@ -283,32 +290,55 @@ def _value(uses, y):
     return sum(min(uses[n][1], 1e9) * y[n] for n in uses)
 
 
+def _uses(**given) -> dict:
+    """Every use at (cap 0, value 0) but those given."""
+    return {n: (0, 0) for n in (*PEAK, "flexible")} | given
+
+
 def test_allocation_by_hand(impl):
     # MW 10, peak-to-average 2: peak room 5 average MW, average room 10.
-    # api Y 3 rho 5; subscribers Y 4 rho 3; peak-shaped backfill Y 10 rho 1; flexible Y 4 rho 2.
-    # Flexible (rho 2) is worth more than peak backfill (rho 1): it keeps its 4 average MW.
-    # api 3, subscribers 2 (peak room 5 - 3), peak backfill 0 (room min(5, 10 - 4) - 5 = 0),
-    # flexible min(4, 10 - 5) = 4. Value 15 + 6 + 0 + 8 = 29.
-    uses = {"api": (3, 5), "subscriber": (4, 3), "backfill_peak": (10, 1), "flexible": (4, 2)}
+    # api Y 3 rho 5; subscribers Y 4 rho 3; peak-shaped moved traffic Y 10 rho 1; free tier's
+    # Y 2 rho 0.5; flexible Y 4 rho 2. Flexible (rho 2) is worth more than the peak-shaped moved
+    # traffic (rho 1): it keeps its 4 average MW. api 3, subscribers 2 (peak room 5 - 3), moved
+    # peak 0 (room min(5, 10 - 4) - 5 = 0), free 0, flexible min(4, 10 - 5) = 4.
+    # Value 15 + 6 + 0 + 0 + 8 = 29.
+    uses = _uses(
+        api=(3, 5), subscriber=(4, 3), backfill_peak=(10, 1), free=(2, 0.5), flexible=(4, 2)
+    )
     y = impl.allocate(10, 2, uses)
-    assert y == pytest.approx({"api": 3, "subscriber": 2, "backfill_peak": 0, "flexible": 4})
+    assert y == pytest.approx(
+        {"api": 3, "subscriber": 2, "backfill_peak": 0, "free": 0, "flexible": 4}
+    )
     assert _value(uses, y) == pytest.approx(29) == pytest.approx(_lp_optimum(10, 2, uses))
     # flexible volume larger than the MW: it takes all 10 and peak backfill nothing (5 x 1 + 5 x 2 = 15 < 20)
-    uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 1), "flexible": (20, 2)}
+    uses = _uses(backfill_peak=(10, 1), flexible=(20, 2))
     y = impl.allocate(10, 2, uses)
-    assert y == pytest.approx({"api": 0, "subscriber": 0, "backfill_peak": 0, "flexible": 10})
+    assert y == pytest.approx(
+        {"api": 0, "subscriber": 0, "backfill_peak": 0, "free": 0, "flexible": 10}
+    )
     # peak backfill worth more than flexible: 5 at peak (the peak room), flexible the other 5
-    uses = {"api": (0, 5), "subscriber": (0, 3), "backfill_peak": (10, 3), "flexible": (20, 2)}
+    uses = _uses(backfill_peak=(10, 3), flexible=(20, 2))
     assert impl.allocate(10, 2, uses) == pytest.approx(
-        {"api": 0, "subscriber": 0, "backfill_peak": 5, "flexible": 5}
+        {"api": 0, "subscriber": 0, "backfill_peak": 5, "free": 0, "flexible": 5}
+    )
+    # the free tier's moved traffic worth more than the lab's (rho 4 against 3): it fills the
+    # peak room first, 2 of the 5, the lab's the other 3, flexible the rest (5)
+    uses = _uses(backfill_peak=(10, 3), free=(2, 4), flexible=(20, 2))
+    assert impl.allocate(10, 2, uses) == pytest.approx(
+        {"api": 0, "subscriber": 0, "backfill_peak": 3, "free": 2, "flexible": 5}
+    )
+    # equal values keep the order api, subscriber, moved, free: 2 + 2 + 1 of the peak room 5
+    uses = _uses(api=(2, 1), subscriber=(2, 1), backfill_peak=(2, 1), free=(2, 1))
+    assert impl.allocate(10, 2, uses) == pytest.approx(
+        {"api": 2, "subscriber": 2, "backfill_peak": 1, "free": 0, "flexible": 0}
     )
     # a use of negative value (subscribers worth less than nothing) gets nothing
-    uses = {"api": (1, 5), "subscriber": (4, -1), "backfill_peak": (0, 1), "flexible": (0, 2)}
+    uses = _uses(api=(1, 5), subscriber=(4, -1))
     assert impl.allocate(10, 2, uses)["subscriber"] == 0
     # subscribers "on" (value +inf) are served first, before a dearer API
-    uses = {"api": (4, 5), "subscriber": (4, math.inf), "backfill_peak": (0, 1), "flexible": (0, 2)}
+    uses = _uses(api=(4, 5), subscriber=(4, math.inf))
     assert impl.allocate(10, 2, uses) == pytest.approx(
-        {"api": 1, "subscriber": 4, "backfill_peak": 0, "flexible": 0}
+        {"api": 1, "subscriber": 4, "backfill_peak": 0, "free": 0, "flexible": 0}
     )
 
 
@@ -325,14 +355,15 @@ def test_allocation_equals_the_lp_optimum_on_random_cases(impl):
             )
             for n in ("api", "subscriber", "backfill_peak")
         }
-        # flexible backfill is worth flexible_value_share x g$ >= 0 (a share of a cost)
+        # moved traffic is worth a share of a GPU cost (>= 0): the free tier's and the flexible
+        uses["free"] = (rng.choice([0.0, rng.uniform(0, 4)]), rng.choice([0.0, rng.uniform(0, 6)]))
         uses["flexible"] = (
             rng.choice([0.0, rng.uniform(0, 12)]),
-            rng.choice([0.0, rng.uniform(0, 6)]),
+            rng.choice([0.0, rng.uniform(0, 6), uses["backfill_peak"][1]]),
         )
         y = impl.allocate(mw, pta, uses)
         # feasible
-        assert pta * (y["api"] + y["subscriber"] + y["backfill_peak"]) <= mw * (1 + 1e-12)
+        assert pta * sum(y[n] for n in PEAK) <= mw * (1 + 1e-12)
         assert sum(y.values()) <= mw * (1 + 1e-12)
         for n in uses:
             assert -1e-15 <= y[n] <= uses[n][0] * (1 + 1e-15) + 1e-15
@@ -340,7 +371,7 @@ def test_allocation_equals_the_lp_optimum_on_random_cases(impl):
         assert _value(uses, y) == pytest.approx(_lp_optimum(mw, pta, uses), rel=1e-9, abs=1e-9)
 
 
-# ------------------------------------------------------------------ capacity: grids, eta, g$
+# ------------------------------------------------------------------ capacity: grids, envelope, eta
 
 
 def test_stage_candidates_from_the_fixed_grid():
@@ -355,23 +386,55 @@ def test_stage_candidates_from_the_fixed_grid():
     assert set(rm._stage_candidates(20, 144)) <= set(rm._stage_candidates(19, 144))
 
 
-def test_envelope_memory_bound_wse3_with_the_v3_stage_grid():
-    # wse3 at 100 tok/s: memory binds, B_mem = (k x 44e9 - 4e12) / (k x 2.12992e9) rises with k, so the
-    # largest candidate 1,449 (not 16 x 91 = 1,456, off the grid) and the fastest s' = 800 win:
-    # B_mem = (1449 x 44e9 - 4e12) / (1449 x 2.12992e9) = 5.9756e13 / 3.08625408e12 = 19.362
-    e = rm.envelope(_layout(), "wse3", 100)
-    assert (e["stages"], e["physics_speed"]) == (1449, 800)
-    b_mem = (1449 * 44e9 - 4e12) / (1449 * 2.12992e9)
-    assert e["physics_tokens_per_s_per_mw"] == pytest.approx(
-        b_mem * 800 * 1000 / (23 * 1.2), rel=1e-12
+def test_envelope_never_falls_as_users_ask_for_less_speed():
+    # V4.5: on every layout the best speed s' >= s is max(s, s*) (s* where the bandwidth and
+    # memory bounds meet), so the envelope is flat below the best s* and falls above it.
+    # b300 of the layout example with a 1 us hop: k = 1 has s* = 1 / (1/144 + 16.736e12 / 576e12)
+    # = 27.78 tok/s; on more stages B_mem grows and s* falls (k = 16: 9,618 streams,
+    # s* = 1 / (16e-6 + 1/144 + 9,618 x 3.6978e-6) = 23.5), their output B_mem s* =
+    # 1 / ((F(k) + W_read / R) / B_mem + KV / R) grows: 226,100 tokens/s against 218,270 at k = 1
+    v = _layout(**{"hardware.b300.hop_latency_us": 1.0})
+    slow = rm.envelope(v, "b300", 5)
+    free16 = 16 * 72 * 288e9 - 4e12
+    b16 = free16 / (16 * 2.12992e9)
+    s16 = 1 / (16e-6 + 1 / 144 + b16 * 2.12992e9 / 576e12)
+    assert (slow["stages"], slow["physics_speed"]) == (16, pytest.approx(s16, rel=1e-12))
+    assert s16 == pytest.approx(23.51, rel=1e-3)
+    per_mw = 1000 / (72 * 2.17 * 1.2)
+    assert slow["physics_tokens_per_s_per_mw"] == pytest.approx(b16 * s16 * per_mw, rel=1e-12)
+    # every speed up to s16 gives the same; faster ones never more (a property on a grid of
+    # speeds, the wse3 example and a compute-bound 4-bit model too)
+    cases = [
+        (v, "b300"),
+        (_layout(), "wse3"),
+        (_layout(**{"model.bytes_per_param": 0.5, "hardware.b300.tflops": 100}), "b300"),
+    ]
+    for lay, plat in cases:
+        ceiling = rm.envelope(lay, plat, 1)["ceiling_tokens_per_s"]
+        speeds = [ceiling * 0.999 * (j / 60) ** 2 for j in range(1, 61)]
+        thr = [rm.envelope(lay, plat, s)["physics_tokens_per_s_per_mw"] for s in speeds]
+        assert all(b <= a * (1 + 1e-12) for a, b in zip(thr, thr[1:], strict=False)), plat
+        assert thr[-1] < thr[0]
+    assert rm.envelope(v, "b300", 1)["physics_tokens_per_s_per_mw"] == pytest.approx(
+        b16 * s16 * per_mw, rel=1e-12
     )
+
+
+def _measured_as_served(v: dict) -> dict:
+    """models.csv row m holding the served model's parameters (its context: usage.context_tokens)."""
+    return {
+        f"models.m.{rm.MODEL_COLUMNS[k]}": v[
+            "usage.context_tokens" if k == "context_tokens" else f"model.{k}"
+        ]
+        for k in rm.MODEL_FIELDS
+    }
 
 
 def _eta_data(ratios: list[float], guess_last: bool = False) -> dict:
     """Platform b300 of the layout example with frontier points at 20, 40, 60 tok/s whose
     throughputs are the given multiples of the envelope of a measured model m (the served one)."""
     v = _layout(**{"hardware.b300.hop_latency_us": 1.0, "hardware.b300.frontier_scale": 1.0})
-    v |= {f"models.m.{rm.MODEL_COLUMNS[k]}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
+    v |= _measured_as_served(v)
     for n, (s, ratio) in enumerate(zip((20, 40, 60), ratios, strict=False)):
         env = rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"]
         v |= {
@@ -386,27 +449,74 @@ def _eta_data(ratios: list[float], guess_last: bool = False) -> dict:
     return v
 
 
-def test_realisation_factor_is_the_capped_geometric_mean_of_sourced_points():
-    # ratios 0.25 and 1: geometric mean sqrt(0.25) = 0.5
-    eta, n, capped = rm.realisation_factor(_eta_data([0.25, 1.0]), "b300")
-    assert (eta, n, capped) == (pytest.approx(0.5, rel=1e-12), 2, False)
-    # a Guesstimate point does not count: 0.25 and 1 with a guessed 100 -> still 0.5
-    eta, n, _ = rm.realisation_factor(_eta_data([0.25, 1.0, 100.0], guess_last=True), "b300")
-    assert (eta, n) == (pytest.approx(0.5, rel=1e-12), 2)
-    # 2 and 8: the mean 4 is capped at 1 and flagged
-    assert rm.realisation_factor(_eta_data([2.0, 8.0]), "b300") == (1.0, 2, True)
+def _eta(v: dict) -> rm.Capacity:
+    return rm.Capacity(v, v, "b300", "transferred")
+
+
+def test_realisation_is_linear_in_the_regime_between_sourced_points():
+    # V4.4: eta_i = Thr_data(s_i) / Env(s_i) at the regime x_i = s_i / ceiling (144 tok/s: the
+    # measured model is the served one, the hardware the base): ratios 0.25 and 1 at x = 20/144
+    # and 40/144
+    v = _eta_data([0.25, 1.0])
+    assert rm.realisation_points(v, "b300") == pytest.approx(
+        [(20 / 144, 0.25), (40 / 144, 1.0)], rel=1e-12
+    )
+    cap = _eta(v)
+    # linear in x between them: at 30 tok/s halfway, 0.625; at 25, 0.25 + 0.75 / 4 = 0.4375;
+    # flat outside: 0.25 at 10, 1 at 60
+    assert cap.eta(30) == pytest.approx(0.625, rel=1e-12)
+    assert cap.eta(25) == pytest.approx(0.4375, rel=1e-12)
+    assert (cap.eta(10), cap.eta(60)) == pytest.approx((0.25, 1.0), rel=1e-12)
+    # a Guesstimate point does not count: 0.25 and 1 with a guessed 100 at 60 -> eta(60) = 1
+    v = _eta_data([0.25, 1.0, 100.0], guess_last=True)
+    assert len(rm.realisation_points(v, "b300")) == 2
+    assert _eta(v).eta(60) == pytest.approx(1.0, rel=1e-12)
+    # capped at 1: ratios 0.5 and 2 -> at 30 tok/s 1.25 uncapped, 1 capped; at 25: 0.875
+    cap = _eta(_eta_data([0.5, 2.0]))
+    assert (cap.eta_raw(30), cap.eta(30)) == pytest.approx((1.25, 1.0), rel=1e-12)
+    assert cap.eta(25) == pytest.approx(0.875, rel=1e-12)
+    # falling with x (0.8, 0.4, 0.2): 0.6 at 30 tok/s, 0.3 at 50; the transferred curve is then
+    # eta x frontier_scale x the envelope, with no hull
+    v = _eta_data([0.8, 0.4, 0.2])
+    cap = _eta(v)
+    assert (cap.eta(30), cap.eta(50)) == pytest.approx((0.6, 0.3), rel=1e-12)
+    env = rm.envelope(v, "b300", 50)["physics_tokens_per_s_per_mw"]
+    assert cap.thr(50) == pytest.approx(0.3 * env, rel=1e-12)
+    # two points at one regime merge by their geometric mean: 0.8 and a second measurement
+    # of 0.2 at 20 tok/s -> sqrt(0.16) = 0.4
+    v["frontier.p20b.platform"] = "b300"
+    v["frontier.p20b.tokens_per_s_per_user"] = 20
+    v["frontier.p20b.tokens_per_s_per_mw"] = v["frontier.p20.tokens_per_s_per_mw"] / 4
+    v["frontier.p20b.model"] = "m"
+    v["frontier.p20b.source"] = "Vendor page"
+    assert rm.realisation_points(v, "b300")[0] == pytest.approx((20 / 144, 0.4), rel=1e-12)
     # no sourced point: eta = 1 (physics)
-    assert rm.realisation_factor(_eta_data([0.5], guess_last=True), "b300") == (1.0, 0, False)
+    v = _eta_data([0.5], guess_last=True)
+    assert rm.realisation_points(v, "b300") == []
+    assert _eta(v).eta(30) == 1.0
 
 
-def test_gpu_cost_per_token_from_the_gpu_platform_by_hand():
-    # b300 rented at 4.0 USD per GPU-hour, 1.9 kW a GPU, PUE 1.2:
-    # 4 x 730.5 x 1000 / (1.9 x 1.2) = 1,281,578.95 USD per facility MW-month
-    v = {"hardware.b300.rent_usd_per_hour": 4.0, "hardware.b300.power_kw": 1.9, "facility.pue": 1.2}
-    assert rm._gpu_cost_per_mw_month(v, "b300") == pytest.approx(2_922_000 / 2.28, rel=1e-14)
-    # at 1.5e6 tokens/s per MW and G = 0.6: 1,281,578.95 / (1.5e6 x 2,629,800 x 0.6) x 1e6 = 0.5415 USD/Mtok
-    per = 2_922_000 / 2.28 / (1.5e6 * SPM * 0.6) * 1e6
-    assert per == pytest.approx(0.541477, rel=1e-5)
+def test_a_rising_realisation_is_replaced_by_its_hull():
+    # V4.5: where eta rises with x (0.25 -> 1 between 20 and 40 tok/s) eta x envelope may rise
+    # with speed; the transferred curve is the largest value at that regime or any faster one
+    # (on a fixed grid of x), so it never rises with speed and never falls below the curve at
+    # the grid's regimes
+    v = _eta_data([0.25, 1.0])
+    cap = _eta(v)
+    speeds = [144 * x for x in rm._HULL_X if x < 0.9]
+    thr = [cap.thr(s) for s in speeds]
+    assert all(b <= a * (1 + 1e-12) for a, b in zip(thr, thr[1:], strict=False))
+    curve = [cap.eta(s) * rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"] for s in speeds]
+    assert all(t >= c * (1 - 1e-12) for t, c in zip(thr, curve, strict=True))
+    # the curve itself rises (0.25 x Env(20) < Env(40): the hull is needed)
+    env = {s: rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"] for s in (20, 40)}
+    assert 0.25 * env[20] < 1.0 * env[40]
+    # at and above 40 tok/s eta is flat (1) and the envelope falls: the hull is the curve at the
+    # grid's regimes there
+    fast = [s for s in speeds if s >= 40]
+    assert [cap.thr(s) for s in fast] == pytest.approx(
+        [rm.envelope(v, "b300", s)["physics_tokens_per_s_per_mw"] for s in fast], rel=1e-12
+    )
 
 
 # ------------------------------------------------------------------ 0.5, 0.4 subscribers
@@ -453,18 +563,78 @@ def test_calibrated_no_deal_world_month_one_by_hand():
         rm.run(_tiny3(**{"market.pro_growth_monthly": -0.6}), base=_tiny3())
 
 
-def test_pro_price_factor_and_burn_elasticity_by_hand():
-    # Pro at 250 against the reference 200, elasticity 1: flows x (250/200)^-1 = 0.8 in both worlds:
-    # P0_1 = 10 x 0.5 + 0.8 x (base + prop h0_1) x 100 = 5 + 0.8 x 5 = 9 (at g = 0, u0_1 = 0.05)
+def _pf_tiny3(price: float, elasticity: float = 1.0) -> float:
+    """The binary logit's price factor by hand at s_r = 0.05 (tiny3's capped propensity) and the
+    reference price 200: pf = 1 / (s_r + (1 - s_r) exp(beta (p - 200))),
+    beta = elasticity / (200 (1 - s_r))."""
+    beta = elasticity / (200 * 0.95)
+    return 1 / (0.05 + 0.95 * math.exp(beta * (price - 200)))
+
+
+def test_pro_price_factor_is_a_binary_logit_by_hand():
+    # V4.7: the propensity at the reference price is s_r = 0.05 (tiny3: the cap binds). Pro at 250,
+    # elasticity 1: beta = 1 / (200 x 0.95) = 1/190; pf = 1 / (0.05 + 0.95 e^(50/190))
+    # = 1 / (0.05 + 0.95 x 1.30103) = 0.77762, in both worlds:
+    # P0_1 = 10 x 0.5 + pf x (base + prop h0_1) x 100 = 5 + 5 pf (at g = 0, u0_1 = 0.05)
     r = rm.run(_tiny3(**{"plans.pro.price_usd_month": 250}), base=_tiny3())
-    assert r["pro_price_factor"] == pytest.approx(0.8, rel=1e-15)
-    assert r["pro_counterfactual"][0] == pytest.approx(9, rel=1e-14)
-    # elasticity 2 at 100: (100/200)^-2 = 4
+    assert _pf_tiny3(250) == pytest.approx(0.77762, rel=1e-5)
+    assert r["pro_price_factor"] == pytest.approx(_pf_tiny3(250), rel=1e-14)
+    assert r["pro_counterfactual"][0] == pytest.approx(5 + 5 * _pf_tiny3(250), rel=1e-14)
+    # elasticity 2 at 100: pf = 1 / (0.05 + 0.95 e^(-200/190)) = 1 / (0.05 + 0.95 x 0.34902)
+    # = 2.6207, and never above 1 / s_r = 20 however low the price (version 3's constant
+    # elasticity gave (100/200)^-2 = 4 and had no bound)
     r = rm.run(
         _tiny3(**{"plans.pro.price_usd_month": 100, "conversion.pro_price_elasticity": 2}),
         base=_tiny3(),
     )
-    assert r["pro_price_factor"] == pytest.approx(4, rel=1e-15)
+    assert r["pro_price_factor"] == pytest.approx(_pf_tiny3(100, 2.0), rel=1e-14)
+    assert _pf_tiny3(100, 2.0) == pytest.approx(2.6207, rel=1e-4)
+    # the point elasticity at the reference price is the key: d ln pf / d ln p = -beta p_r
+    # (1 - s_r) = -1 (a central difference on the reference's factor)
+    step = 1e-5
+    lo, hi = (
+        rm.run(_tiny3(**{"plans.pro.price_usd_month": 200 * (1 + k)}), base=_tiny3())[
+            "pro_price_factor"
+        ]
+        for k in (-step, step)
+    )
+    assert (math.log(hi) - math.log(lo)) / (math.log(1 + step) - math.log(1 - step)) == (
+        pytest.approx(-1.0, rel=1e-6)
+    )
+
+
+def test_the_deal_has_an_interior_optimum_in_the_pro_price():
+    # V4.7: the deal's extra Pro subscribers dP scale with pf (both worlds' upgrade flows do), so
+    # its subscription revenue (p - 20) dP is (p - 20) pf(p) x a constant: its maximum is where
+    # 1 = (p - 20) beta (1 - s_r pf(p)) (d pf / dp = -beta pf (1 - s_r pf)); at 200 the right side
+    # is 180 / 190 x 0.95 = 0.9 < 1, at 250 it is 230 / 190 x 0.961 = 1.163 > 1: an interior p*
+    def foc(p: float) -> float:
+        return (p - 20) / 190 * (1 - 0.05 * _pf_tiny3(p)) - 1
+
+    lo, hi = 200.0, 250.0
+    for _ in range(60):  # bisection
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if foc(mid) < 0 else (lo, mid)
+    p_star = 0.5 * (lo + hi)
+
+    def revenue(p: float) -> float:
+        return rm.run(_tiny3(**{"plans.pro.price_usd_month": p}), base=_tiny3())[
+            "subscription_revenue"
+        ][0]
+
+    at = revenue(p_star)
+    assert at > 0
+    for p in (150, 200, 0.98 * p_star, 1.02 * p_star, 250, 400, 1000):
+        assert revenue(p) < at
+    # revenue / ((p - 20) pf) is one constant
+    per = [revenue(p) / ((p - 20) * _pf_tiny3(p)) for p in (150, p_star, 400)]
+    assert per == pytest.approx([per[0]] * 3, rel=1e-10)
+    # 100,000 USD a month no longer "improves" anything: pf = 1 / (0.05 + 0.95 e^(99,800 / 190)),
+    # about 1e-228, and the revenue with it
+    assert abs(revenue(1e5)) < 1e-200
+
+
+def test_burn_elasticity_of_adoption_by_hand():
     # burn: multiplier 4e6 against the reference 1e6 (the data's), elasticity 0.5:
     # adoption 0.1 x (1e6 / 4e6)^0.5 = 0.05; the reference key set to 2e6: 0.1 x 0.5^0.5 = 0.0707107
     r = rm.run(
@@ -483,6 +653,13 @@ def test_pro_price_factor_and_burn_elasticity_by_hand():
         base=_tiny3(),
     )
     assert r["adoption_wanted"] == pytest.approx(0.1 * 0.5**0.5, rel=1e-14)
+    # a multiplier far below the reference: 0.1 x (1e6 / 1)^0.5 = 100, capped at 1 - 0.2 (fast
+    # keeps its adoption, standard takes 1 - a_fast - a_u >= 0)
+    r = rm.run(
+        _tiny3(**{"tiers.ultrafast.usage_multiplier": 1, "usage.adoption_burn_elasticity": 0.5}),
+        base=_tiny3(),
+    )
+    assert r["adoption_wanted"] == pytest.approx(0.8, rel=1e-15)
 
 
 # ------------------------------------------------------------------ 0.3 tranches, rate
@@ -506,18 +683,33 @@ def test_tranches_and_the_contract_rate():
         rm.run(_tiny3(**{"contract.tranche_mw": 1}), base=_tiny3())
 
 
-# ------------------------------------------------------------------ the data: v3 keys, retired keys
+# ------------------------------------------------------------------ the data: v4 keys, retired keys
 
 
-def test_version_two_data_is_refused_naming_the_missing_keys():
-    v2 = {k: x for k, x in _tiny().items() if k not in rm.V3_KEYS}
-    v2 |= {"api.cannibalised_share": 0.5, "api.standard_price_per_mtok_usd": 10}
-    with pytest.raises(ValueError, match="version 3 key.*api.diversion_to_lab_tiers"):
-        rm.run(v2, base=_tiny())
+def test_version_three_data_is_refused_naming_the_missing_keys():
+    v3 = {k: x for k, x in _tiny().items() if k not in rm.V4_KEYS}
+    v3 |= {"capacity.backfill_tokens_per_month": 1e10, "model.context_tokens": 4096}
     with pytest.raises(
-        ValueError, match="api.cannibalised_share is retired.*api.diversion_to_lab_tiers"
+        ValueError, match="version 4 key.*capacity.movable_share.*fleet.avoidable_share"
     ):
-        rm.run(_tiny3(**{"api.cannibalised_share": 0.5}), base=_tiny3())
+        rm.run(v3, base=_tiny())
+    # version 2's keys are missing too
+    v2 = {k: x for k, x in _tiny().items() if k not in rm.V3_KEYS}
+    with pytest.raises(ValueError, match="version 4 key.*api.diversion_to_lab_tiers"):
+        rm.run(v2, base=_tiny())
+    # each retired key, set, is refused naming what replaces it
+    for old, new in (
+        ("capacity.backfill_tokens_per_month", "capacity.movable_share"),
+        ("capacity.flexible_value_share", "fleet.avoidable_share"),
+        ("contract.pay_as_delivered", "contract.payment"),
+        ("model.context_tokens", "usage.context_tokens"),
+        ("api.cannibalised_share", "api.diversion_to_lab_tiers"),
+    ):
+        with pytest.raises(ValueError, match=f"{old} is retired.*{new}"):
+            rm.run(_tiny3(**{old: 1}), base=_tiny3())
+    # a version 4 key left blank
+    with pytest.raises(ValueError, match="version 4 key.*fleet.ops_utilization"):
+        rm.run(_tiny3(**{"fleet.ops_utilization": ""}), base=_tiny3())
 
 
 # ------------------------------------------------------------------ econ against the reference
@@ -560,6 +752,13 @@ MONTHLY = {
     "mw_backfill_peak": "mw_backfill_peak",
     "mw_backfill_flexible": "mw_backfill_flexible",
     "mw_idle": "mw_idle",
+    # version 4: the free tier's moved traffic, D0_t, X_t, B_t and its flexible part, cash alone
+    "mw_free": "mw_free",
+    "demand_no_deal_tokens": "demand_no_deal_tokens",
+    "credited_tokens": "credited_tokens",
+    "moved_demand_cap_tokens": "moved_demand_cap_tokens",
+    "moved_flexible_cap_tokens": "moved_flexible_cap_tokens",
+    "cash_flow": "cash_flow",
 }
 SCALAR = {
     "npv": "npv_usd",
@@ -593,6 +792,26 @@ SCALAR = {
     "pro_capped_propensity": "capped_upgrade_propensity",
     "pro_price_factor": "pro_price_factor",
     "ultrafast_adoption_wanted": "adoption_wanted",
+    # version 4: the payback on cash alone, one value per freed GPU-hour and its parts, the
+    # GPU fleet's throughput and hours per token at the served speeds, the flexible token's value
+    "cash_payback_months": "cash_payback_months",
+    "gpu_hour_value": "gpu_hour_value_usd",
+    "gpu_rent_per_hour": "gpu_rent_usd_per_hour",
+    "gpu_energy_per_hour": "gpu_energy_usd_per_hour",
+    "gpu_hours_standard": lambda r: r["gpu_hours_per_mtok"]["standard"],
+    "gpu_hours_fast": lambda r: r["gpu_hours_per_mtok"]["fast"],
+    "gpu_throughput_standard": lambda r: r["gpu_throughput_per_mw"]["standard"],
+    "gpu_throughput_fast": lambda r: r["gpu_throughput_per_mw"]["fast"],
+    "gpu_cost_flexible": "gpu_cost_flexible_per_mtok_usd",
+}
+
+# the GPU fleet's throughput and hours per token are not read where
+# capacity.gpu_cost_per_mtok_usd sets every token's value: econ reports NaN, the reference the figure
+UNUSED_WHEN_OVERRIDDEN = {
+    "gpu_hours_standard",
+    "gpu_hours_fast",
+    "gpu_throughput_standard",
+    "gpu_throughput_fast",
 }
 
 
@@ -630,6 +849,8 @@ def _disagreements(pairs=(), scenario=None, rel: float = 1e-9, served=None) -> l
         if not hasattr(r, ours):
             bad.append(f"{ours}: not in econ's result")
             continue
+        if ref["gpu_cost_overridden"] and ours in UNUSED_WHEN_OVERRIDDEN:
+            continue  # econ does not compute what the override makes unused (NaN)
         g = float(np.asarray(getattr(r, ours))[0])
         w = theirs(ref) if callable(theirs) else ref[theirs]
         if w is None:
@@ -654,23 +875,139 @@ def test_every_basis_and_offer_agrees_with_the_reference_model(basis, offer):
 
 
 @econ_only
+def _v4_draws(rng: random.Random) -> dict[str, str]:
+    """Version 4's keys, each within its rule: the fleet plan (movable share, internal batch,
+    avoidable share, sublet, operations' utilisation, troughs), the terms (payment, delivered
+    share), successors' declines, the subscribers' keys (lower Pro share, voluntary cap-hit
+    weight, ultrafast query share), the free tier, the precision TFLOPS and the GPU rent;
+    a random half of them in each set."""
+    u = rng.uniform
+    draws = {
+        "capacity.movable_share": lambda: {"capacity.movable_share": u(0, 1)},
+        "capacity.internal_batch_tokens_per_month": lambda: {
+            "capacity.internal_batch_tokens_per_month": u(0, 5e13)
+        },
+        "fleet.avoidable_share": lambda: {"fleet.avoidable_share": u(0, 1)},
+        "fleet.sublet_usd_per_gpu_hour": lambda: {"fleet.sublet_usd_per_gpu_hour": u(0, 2)},
+        "fleet.ops_utilization": lambda: {"fleet.ops_utilization": u(0.5, 1)},
+        "fleet.troughs": lambda: {"fleet.troughs": "idle"},
+        "contract.payment": lambda: {"contract.payment": "take_or_pay"},
+        "contract.delivered_share": lambda: {"contract.delivered_share": u(0.4, 1)},
+        "usage.context_tokens": lambda: {"usage.context_tokens": u(4096, 32768)},
+        "market.price_decline_per_year": lambda: {"market.price_decline_per_year": u(0, 0.9)},
+        "hardware.gpu_cost_decline_per_year": lambda: {
+            "hardware.gpu_cost_decline_per_year": u(0, 0.7)
+        },
+        "conversion.lower_pro_share": lambda: {"conversion.lower_pro_share": u(0, 1)},
+        "conversion.voluntary_cap_hit_weight": lambda: {
+            "conversion.voluntary_cap_hit_weight": u(0, 1)
+        },
+        "usage.ultrafast_query_share": lambda: {"usage.ultrafast_query_share": u(0.1, 1)},
+        "free.served": lambda: {
+            "free.served": "1",
+            "free.dau_per_mau": u(0.1, 0.7),
+            "free.queries_per_day": u(1, 15),
+            "free.flagship_queries_per_day": u(1, 10),
+            "free.alternative_cost_per_mtok_usd": u(0, 3),
+        },
+        "hardware.b300.tflops": lambda: {
+            "hardware.b300.tflops_fp8": u(2500, 10_000),
+            "hardware.b300.tflops_fp4": u(5000, 20_000),
+            "hardware.wse3.tflops_fp8": u(125_000, 500_000),
+        },
+        "hardware.b300.rent_usd_per_hour": lambda: {
+            "hardware.b300.rent_usd_per_hour": u(2.5, 7.25)
+        },
+        "capacity.gpu_cost_per_mtok_usd": lambda: {"capacity.gpu_cost_per_mtok_usd": u(0.5, 10)},
+    }
+    out: dict = {}
+    for k in rng.sample(sorted(draws), len(draws) // 2):
+        out |= draws[k]()
+    return {k: x if isinstance(x, str) else repr(x) for k, x in out.items()}
+
+
+@econ_only
 def test_random_override_sets_agree_with_the_reference_model():
     import econ
 
     base = econ.load(DATA)
     rng = random.Random(20261201)
     rows = [s for s in base.sensitivity if s.distribution in ("uniform", "triangular", "pert")]
-    for case in range(12):
-        pairs = [(s.key, repr(rng.uniform(s.low, s.high))) for s in rng.sample(rows, 8)]
-        if case % 3 == 1:
-            pairs.append(("contract.pay_as_delivered", "0"))
+    for case in range(16):
+        over = {s.key: repr(rng.uniform(s.low, s.high)) for s in rng.sample(rows, 8)}
+        over |= _v4_draws(rng)
+        over["capacity.basis"] = ("transferred", "physics", "data", "transferred")[case % 4]
+        over["capacity.subscriber_offer"] = rng.choice(["auto", "on", "off"])
         if case % 4 == 2:
-            pairs.append(("finance.terminal_value", "0"))
+            over["finance.terminal_value"] = "0"
         if case % 5 == 3:
-            pairs.append(("api.speed_nest_lambda", repr(rng.uniform(0.3, 1))))
+            over["api.speed_nest_lambda"] = repr(rng.uniform(0.3, 1))
         if case % 6 == 4:
-            pairs += [("contract.tranche_mw", "150"), ("contract.tranche_months", "6")]
+            over |= {"contract.tranche_mw": "150", "contract.tranche_months": "6"}
+        if case % 4 == 1:  # another GPU fleet (H100: no 4-bit figure, its own rent)
+            over["capacity.gpu_platform"] = "h100"
+        if case % 7 == 5:  # the wanted adoption capped at 1 - fast adoption (0.3 x 8/4 ^ 2 = 1.2)
+            over |= {
+                "tiers.ultrafast.adoption": "0.3",
+                "tiers.ultrafast.usage_multiplier": "4",
+                "usage.adoption_burn_elasticity": "2",
+            }
+        pairs = sorted(over.items())
         assert _disagreements(pairs, rel=1e-8) == [], pairs
+
+
+@econ_only
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        # 300 us a b300 layer: the GPU ceiling (about 52 tok/s) puts the standard tier below its
+        # speed (0.9 x 54) and fast below the grid; with a speed elasticity the served speeds
+        # move demand (phi_i = (s_i / the standard tier's speed)^elasticity, 5.2) and month 1's
+        # no-deal cap hits (h0_1, 0.5)
+        [("hardware.b300.layer_latency_us", "300"), ("usage.speed_elasticity", "0.6")],
+        # the same with the token value set: the GPU tiers keep the grid's speeds (0.1)
+        [("hardware.b300.layer_latency_us", "300"), ("capacity.gpu_cost_per_mtok_usd", "4")],
+        # the wanted adoption capped at 1 - fast adoption: 0.3 x (8 / 4)^2 = 1.2 > 0.8
+        [
+            ("tiers.ultrafast.adoption", "0.3"),
+            ("tiers.ultrafast.usage_multiplier", "4"),
+            ("usage.adoption_burn_elasticity", "2"),
+            ("capacity.subscriber_offer", "on"),
+        ],
+        # the troughs idle and token values clamped at the list prices
+        [("fleet.troughs", "idle"), ("hardware.b300.rent_usd_per_hour", "60")],
+        # more internal batch work than the contract can carry
+        [("capacity.internal_batch_tokens_per_month", "1e15"), ("fleet.troughs", "idle")],
+        # the free tier served, its moved traffic worth more than the lab's
+        [
+            ("free.served", "1"),
+            ("free.alternative_cost_per_mtok_usd", "5"),
+            ("free.flagship_queries_per_day", "20"),
+        ],
+        # delivery risk on either payment basis
+        [("contract.delivered_share", "0.4"), ("contract.payment", "take_or_pay")],
+        [("contract.delivered_share", "0.4"), ("capacity.basis", "physics")],
+        # a compute-bound 4-bit model
+        [
+            ("capacity.basis", "physics"),
+            ("model.bytes_per_param", "0.5"),
+            ("hardware.b300.tflops_fp4", "100"),
+        ],
+    ],
+    ids=[
+        "slow-gpu-fleet",
+        "slow-gpu-fleet-value-set",
+        "adoption-cap",
+        "troughs-idle-clamped",
+        "batch-beyond-capacity",
+        "free-tier",
+        "take-or-pay-delivery",
+        "delivery-physics",
+        "compute-bound",
+    ],
+)
+def test_version_four_edge_cases_agree_with_the_reference_model(pairs):
+    assert _disagreements(pairs) == []
 
 
 @econ_only
@@ -693,103 +1030,152 @@ def test_a_tier_that_cannot_be_served_agrees_with_the_reference_model():
     assert _disagreements([("hardware.wse3.layer_latency_us", "40")]) == []
 
 
-# ------------------------------------------------------------------ served speeds, bases, g$ in a run
+# ------------------------------------------------------------------ served speeds, bases, token values in a run
 
 
 def _physics3(**over) -> dict:
     """The tiny scenario on platform x given the b300 example's physics (ceiling 144 tok/s, so
-    a tier is served at or below 129.6 tok/s), x also the GPU platform, its GPU cost derived."""
+    a tier is served at or below 129.6 tok/s), x also the GPU platform, its token values derived
+    (rent 2 USD a GPU-hour, the fleet constrained half the term)."""
     from test_reference_model import _physics
 
-    v = _physics(**{"capacity.gpu_cost_per_mtok_usd": "", "hardware.x.rent_usd_per_hour": 2.0})
+    v = _physics(
+        **{
+            "capacity.gpu_cost_per_mtok_usd": "",
+            "hardware.x.rent_usd_per_hour": 2.0,
+            "fleet.avoidable_share": 0.5,
+        }
+    )
     return v | over
 
 
-def test_gpu_tiers_take_the_fastest_feasible_grid_speed_and_their_cost():
+def test_gpu_tiers_take_the_fastest_feasible_grid_speed_and_their_value():
     # standard 10 and fast 140 tok/s: 10 <= 129.6 (m = 1); 140 > 129.6, 0.9 x 140 = 126 (m = 0.9)
     v = _physics3(**{"tiers.fast.tokens_per_s": 140})
     r = rm.run(v, base=v)
     assert r["served_tokens_per_s"]["standard"] == 10.0
     assert r["served_tokens_per_s"]["fast"] == pytest.approx(126.0, rel=1e-15)
     assert r["below_grid"] == []
-    # g$_i = 2 x 730.5 x 1000 / (2.17 x 1.2) / (Env(s_i) x SPM x 0.5) x 1e6
-    per_mw_month = 2 * 730.5 * 1000 / (2.17 * 1.2)
+    # V4.3: e = 2.17 kW x 1.2 x 0.1 USD/kWh = 0.2604 USD a GPU-hour; lambda = 0.5 x 2 + 0.5 x
+    # (0 + 0.2604) = 1.1302; h_i = 1e6 x 1000 / (2.17 x 1.2) GPUs a MW / (Env(s_i) x 3600);
+    # v_i = lambda h_i / u_ops (u_ops 1)
+    lam = 0.5 * 2 + 0.5 * 2.17 * 1.2 * 0.1
+    assert r["gpu_hour_value_usd"] == pytest.approx(1.1302, rel=1e-12)
+    assert lam == pytest.approx(1.1302, rel=1e-12)
+    gpus_per_mw = 1000 / (2.17 * 1.2)
     for tier in ("standard", "fast"):
         env = rm.envelope(v, "x", r["served_tokens_per_s"][tier])["physics_tokens_per_s_per_mw"]
-        want = per_mw_month / (env * SPM * 0.5) * 1e6
-        assert r["gpu_cost_per_mtok_usd"][tier] == pytest.approx(want, rel=1e-12)
+        h = 1e6 * gpus_per_mw / (env * 3600)
+        assert r["gpu_hours_per_mtok"][tier] == pytest.approx(h, rel=1e-12)
+        assert r["gpu_cost_per_mtok_usd"][tier] == pytest.approx(lam * h, rel=1e-12)
     # fast at 300: even 0.5 x 300 = 150 > 129.6: served at 0.9 x 144 = 129.6 and flagged
     v = _physics3(**{"tiers.fast.tokens_per_s": 300})
     r = rm.run(v, base=v)
     assert r["served_tokens_per_s"]["fast"] == pytest.approx(129.6, rel=1e-12)
     assert r["below_grid"] == ["fast"]
-    # an override: every GPU tier at its tier speed and the stated cost
+    # an override sets the value of every token, not a speed: the GPU tiers keep the grid's
+    # speeds (0.1: only the data basis keeps the tier speeds)
     v = _physics3(**{"tiers.fast.tokens_per_s": 300, "capacity.gpu_cost_per_mtok_usd": 3.0})
     r = rm.run(v, base=v)
-    assert r["served_tokens_per_s"]["fast"] == 300.0 and r["below_grid"] == []
+    assert r["served_tokens_per_s"]["fast"] == pytest.approx(129.6, rel=1e-12)
+    assert r["below_grid"] == ["fast"]
     assert r["gpu_cost_per_mtok_usd"] == {"standard": 3.0, "fast": 3.0}
+    assert r["gpu_cost_flexible_per_mtok_usd"] == 3.0
     assert r["gpu_cost_overridden"] is True
 
 
-def test_gpu_cost_without_an_hourly_rent_is_the_levelised_buy_cost():
-    # rent blank: the buy NPV of the GPU platform on the contract's ramp and term over sum MW_t d_t
+def test_gpu_rent_without_an_hourly_rent_is_the_levelised_buy_cost():
+    # rent blank: the buy NPV of the GPU platform on the contract's ramp and term over
+    # sum MW_t d_t, per GPU-hour: / (730.5 hours x 1000 / (10 kW x 1.25) = 80 GPUs a MW)
     v = _tiny()
-    w = dict(v)
     d = [1.1 ** (-t / 12) for t in (1, 2)]
-    assert rm._gpu_cost_per_mw_month(v, "x") == pytest.approx(
-        rm.buy_npv(w) / (1.5 * d[0] + 3 * d[1]), rel=1e-14
-    )
+    want = rm.buy_npv(v) / (1.5 * d[0] + 3 * d[1]) / (730.5 * 80)
+    assert rm._gpu_rent_per_hour(v, "x") == pytest.approx(want, rel=1e-14)
+    # in a run with the value derived and a = 1: lambda = r_m
+    r = rm.run(_tiny(**{"capacity.gpu_cost_per_mtok_usd": ""}), base=_tiny())
+    assert r["gpu_rent_usd_per_hour"] == pytest.approx(want, rel=1e-14)
+    assert r["gpu_hour_value_usd"] == pytest.approx(want, rel=1e-14)
+    # a delivered share below 1 does not change it (buying delivers what it buys)
+    half = _tiny(**{"contract.delivered_share": 0.5})
+    assert rm._gpu_rent_per_hour(half, "x") == pytest.approx(want, rel=1e-14)
 
 
-def test_transferred_basis_scales_the_envelope_by_eta_and_frontier_scale():
-    # the two frontier points of x measured on model m (= the served model) from a vendor page:
-    # eta = sqrt(2000 / Env(10) x 1000 / Env(100)), capped at 1
-    v = _physics3()
-    v |= {f"models.m.{rm.MODEL_COLUMNS[k]}": v[f"model.{k}"] for k in rm.MODEL_FIELDS}
+def test_transferred_basis_reads_eta_at_the_regime_and_frontier_scale():
+    # the two frontier points of x measured on model m (= the served model) from a vendor page,
+    # 2000 tokens/s per MW at 10 tok/s and 500 at 100: eta_1 = 2000 / Env(10) at x_1 = 10 / 144
+    # and eta_2 = 500 / Env(100) at x_2 = 100 / 144, falling (no hull)
+    v = _physics3(**{"frontier.x_100.tokens_per_s_per_mw": 500})
+    v |= _measured_as_served(v)
     v |= {f"frontier.{i}.model": "m" for i in ("x_10", "x_100")}
     v |= {f"frontier.{i}.source": "Vendor page" for i in ("x_10", "x_100")}
     v["capacity.basis"] = "transferred"
-    env = {s: rm.envelope(v, "x", s)["physics_tokens_per_s_per_mw"] for s in (10, 100)}
-    eta = math.sqrt(2000 / env[10] * 1000 / env[100])
-    assert eta < 1
+    env = {s: rm.envelope(v, "x", s)["physics_tokens_per_s_per_mw"] for s in (10, 70, 100)}
+    eta1, eta2 = 2000 / env[10], 500 / env[100]
+    assert eta2 < eta1 < 1
+    # at the measured regimes the transferred curve IS the measurement: 2000 and 500
     r = rm.run(v, base=v, max_multiplier=1.0)
-    assert r["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
-    assert r["throughput_per_mw_ultrafast"] == pytest.approx(eta * env[100], rel=1e-12)
-    assert r["throughput_per_mw_standard"] == pytest.approx(eta * env[10], rel=1e-12)
+    assert r["realisation_factor"]["contract"] == pytest.approx(eta2, rel=1e-12)
+    assert r["realisation_factor"]["contract_standard"] == pytest.approx(eta1, rel=1e-12)
+    assert r["throughput_per_mw_ultrafast"] == pytest.approx(500, rel=1e-12)
+    assert r["throughput_per_mw_standard"] == pytest.approx(2000, rel=1e-12)
+    # at 70 tok/s (multiplier 0.7): two thirds of the way from x_1 to x_2,
+    # eta = eta1 + (eta2 - eta1) x 60 / 90
+    r = rm.run(v, base=v, max_multiplier=0.7)
+    eta70 = eta1 + (eta2 - eta1) * 60 / 90
+    assert r["realisation_factor"]["contract"] == pytest.approx(eta70, rel=1e-12)
+    assert r["throughput_per_mw_ultrafast"] == pytest.approx(eta70 * env[70], rel=1e-12)
     # frontier_scale 2 (an override, not the base data): doubles the throughput, eta stays
     w = v | {"hardware.x.frontier_scale": 2.0}
     r2 = rm.run(w, base=v, max_multiplier=1.0)
-    assert r2["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
-    assert r2["throughput_per_mw_ultrafast"] == pytest.approx(2 * eta * env[100], rel=1e-12)
-    # a hardware override moves the envelope, not eta (eta is a constant of the data)
+    assert r2["realisation_factor"]["contract"] == pytest.approx(eta2, rel=1e-12)
+    assert r2["throughput_per_mw_ultrafast"] == pytest.approx(1000, rel=1e-12)
+    # a hardware override moves the envelope and the ceiling (288 tok/s at 16 TB/s), not the
+    # points (a constant of the data): 100 tok/s is the regime 100 / 288, between x_1 = 20 / 288
+    # and x_2 = 200 / 288: eta = eta1 + (eta2 - eta1) x 80 / 180
     w = v | {"hardware.x.bandwidth_tb_s": 16}
     r3 = rm.run(w, base=v, max_multiplier=1.0)
-    assert r3["realisation_factor"]["contract"] == pytest.approx(eta, rel=1e-12)
+    eta16 = eta1 + (eta2 - eta1) * 80 / 180
+    assert r3["realisation_factor"]["contract"] == pytest.approx(eta16, rel=1e-12)
     env16 = rm.envelope(w, "x", 100)["physics_tokens_per_s_per_mw"]
     assert env16 > env[100]
-    assert r3["throughput_per_mw_ultrafast"] == pytest.approx(eta * env16, rel=1e-12)
+    assert r3["throughput_per_mw_ultrafast"] == pytest.approx(eta16 * env16, rel=1e-12)
 
 
 # ------------------------------------------------------------------ hand figures on the bundled data
+
+
+BUNDLED_PATHS = ("mw_online", "rent", "pro_counterfactual", "ultrafast_adoption")
 
 
 def _bundled_run(impl, pairs) -> dict:
     """A few monthly paths and figures of the bundled data with overrides, from either side."""
     if impl.name == "reference":
         r = rm.run(rm.load(DATA, None, pairs), base=rm.bundled())
-        return {k: r[k] for k in ("mw_online", "rent", "pro_counterfactual", "ultrafast_adoption")}
+        out = {k: r[k] for k in BUNDLED_PATHS}
+        return out | {"gpu_hour_value": r["gpu_hour_value_usd"]}
     import numpy as np
 
     import econ
     from econ.model import evaluate
 
     r = evaluate(econ.load(DATA).with_overrides(list(pairs)))
-    names = ("mw_online", "rent", "pro_counterfactual", "ultrafast_adoption")
-    return {k: [float(x) for x in np.asarray(getattr(r, k))[0]] for k in names}
+    out = {k: [float(x) for x in np.asarray(getattr(r, k))[0]] for k in BUNDLED_PATHS}
+    return out | {"gpu_hour_value": float(np.asarray(r.gpu_hour_value)[0])}
 
 
 def _num(key: str) -> float:
     return float(rm.load(DATA)[key])
+
+
+def _pro_price(column: str, top: float | None = None) -> float:
+    """V4.7: the price an upgrade pays (or its reference), the Pro tiers mixed by the lower
+    tier's share where the data have the lower tier; ``top`` replaces the top tier's."""
+    p = _num(f"plans.pro.{column}") if top is None else top
+    data = rm.load(DATA)
+    if rm._blank(data.get(f"plans.pro_lower.{column}")):
+        return p
+    share = _num("conversion.lower_pro_share")
+    return (1 - share) * p + share * _num(f"plans.pro_lower.{column}")
 
 
 @econ_only
@@ -799,29 +1185,49 @@ def _num(key: str) -> float:
 )
 def test_no_deal_month_one_on_the_bundled_data(impl, growth, price, elasticity):
     # P0_1 = P_0 (1 - churn) + pf x u0_1 x N_1 with u0_1 N_1 = P_0 (churn + g), whatever the cap
-    # hits: P0_1 = P_0 (1 - c + pf (c + g)), pf = (price / reference)^(-elasticity)
+    # hits: P0_1 = P_0 (1 - c + pf (c + g)). V4.7: pf = 1 / (s_r + (1 - s_r) exp(beta (p - p_r)))
+    # with beta = elasticity / (p_r (1 - s_r)), p and p_r the mixed prices of the Pro tiers.
+    # A repriced case sets the cap on the propensity to 1e-4: it binds, since the derived
+    # propensity share x u0_1 / h0_1 >= share x u0_1 (h0_1 <= 1), so s_r = 1e-4
     pairs = [("market.pro_growth_monthly", repr(growth))]
+    p0, c = _num("market.pro_subscribers_start"), _num("conversion.pro_churn_monthly")
+    pf = 1.0
     if price is not None:
         pairs += [
             ("plans.pro.price_usd_month", repr(price)),
             ("conversion.pro_price_elasticity", repr(elasticity)),
+            ("conversion.max_capped_propensity", "1e-4"),
         ]
-    p0, c = _num("market.pro_subscribers_start"), _num("conversion.pro_churn_monthly")
-    pf = 1.0 if price is None else (price / _num("plans.pro.price_ref_usd_month")) ** -elasticity
+        n1 = _num("market.mau") * _num("market.plus_share_of_mau")
+        assert _num("conversion.capped_share_of_upgrades") * p0 * (c + growth) / n1 > 1e-4
+        s_r = 1e-4
+        p, p_r = _pro_price("price_usd_month", price), _pro_price("price_ref_usd_month")
+        beta = elasticity / (p_r * (1 - s_r))
+        pf = 1 / (s_r + (1 - s_r) * math.exp(beta * (p - p_r)))
     got = _bundled_run(impl, pairs)["pro_counterfactual"][0]
     assert got == pytest.approx(p0 * (1 - c + pf * (c + growth)), rel=1e-12)
 
 
 @econ_only
-def test_tranches_and_burn_on_the_bundled_data(impl):
-    # 750 MW in tranches of 250 MW every 12 months: 250 (months 1-12), 500 (13-24), 750 (25-30)
-    r = _bundled_run(impl, [("contract.tranche_mw", "250"), ("contract.tranche_months", "12")])
+def test_tranches_delivery_and_burn_on_the_bundled_data(impl):
+    # 750 MW in tranches of 250 MW every 12 months: 250 (months 1-12), 500 (13-24), 750 (25-30),
+    # 60 % of it delivered; paid as delivered: the value x 0.6 in proportion to the MW
+    pairs = [
+        ("contract.tranche_mw", "250"),
+        ("contract.tranche_months", "12"),
+        ("contract.delivered_share", "0.6"),
+        ("contract.payment", "pay_as_delivered"),
+    ]
+    r = _bundled_run(impl, pairs)
     T = int(_num("contract.term_months"))
     want = [250.0] * 12 + [500.0] * 12 + [750.0] * (T - 24)
-    assert r["mw_online"][:T] == pytest.approx(want, rel=1e-15)
-    assert r["rent"][:T] == pytest.approx(
-        [_num("contract.value_usd") * m / sum(want) for m in want], rel=1e-12
-    )
+    value = _num("contract.value_usd")
+    assert r["mw_online"][:T] == pytest.approx([0.6 * m for m in want], rel=1e-15)
+    assert r["rent"][:T] == pytest.approx([value * 0.6 * m / sum(want) for m in want], rel=1e-12)
+    # take-or-pay: the value / T every month whatever is delivered
+    r = _bundled_run(impl, [*pairs[:3], ("contract.payment", "take_or_pay")])
+    assert r["mw_online"][:T] == pytest.approx([0.6 * m for m in want], rel=1e-15)
+    assert r["rent"][:T] == pytest.approx([value / T] * T, rel=1e-12)
     # subscribers "on" with ample capacity take the wanted adoption x (m_ref / m)^eta:
     # multiplier twice the reference, elasticity 0.5 -> adoption / sqrt(2)
     m_ref = _num("usage.adoption_ref_multiplier")
@@ -835,6 +1241,21 @@ def test_tranches_and_burn_on_the_bundled_data(impl):
     assert r["ultrafast_adoption"][0] == pytest.approx(
         _num("tiers.ultrafast.adoption") / math.sqrt(2), rel=1e-12
     )
+
+
+@econ_only
+def test_gpu_hour_value_on_the_bundled_data(impl):
+    # V4.3: lambda = a r_m + (1 - a)(sublet + e), e = power_kw x PUE x power price, on the GPU
+    # platform's keys: a = 0.3, sublet 0.8 USD a GPU-hour
+    gpu = rm.load(DATA)["capacity.gpu_platform"]
+    pairs = [("fleet.avoidable_share", "0.3"), ("fleet.sublet_usd_per_gpu_hour", "0.8")]
+    e = (
+        _num(f"hardware.{gpu}.power_kw")
+        * _num("facility.pue")
+        * _num("buy.power_price_usd_per_kwh")
+    )
+    lam = 0.3 * _num(f"hardware.{gpu}.rent_usd_per_hour") + 0.7 * (0.8 + e)
+    assert _bundled_run(impl, pairs)["gpu_hour_value"] == pytest.approx(lam, rel=1e-12)
 
 
 @econ_only

@@ -109,7 +109,8 @@ def integrity(book: Book) -> list[Check | Route]:
     dpro_h = f"INDEX({book.rows['revenue.dpro'].span(0)},{H}+1)"
     npv = _result(book, "npv_usd")
     return [
-        Route("Total rent equals the contract value", sn("costs.rent"), "contract_value_usd",
+        Route("Total rent equals the value owed (the delivered share of it, paid as delivered)",
+              sn("costs.rent"), 'IF(contract_payment="take_or_pay",contract_value_usd,contract_value_usd*contract_delivered_share)',
               "USD", "usd_b", _total(book, "costs.rent")),
         Route("Cumulative cash at the horizon equals the sum of the cash flows",
               "cumulative_cash_at_horizon_usd", sn("payback.cf"), "USD", "usd_b",
