@@ -595,9 +595,10 @@ def evaluate(
         (``.metrics`` only: about 0.4 KB a scenario instead of 20 KB), or their names as
         ``.monthly`` names its columns (``"net_cash_flow_usd"``) or as the Results fields
         (``"net_cash_flow"``).
-    block : scenarios evaluated at once (default ``econ.blocks.BLOCK_SIZE``, 2,000, or the
-        environment variable ECON_BLOCK_SIZE): more are evaluated block by block, with the
-        same results to the last bit and memory bounded by the block (docs/api.md, "Memory").
+    block : scenario evaluations at once, a scenario whose served speed is chosen counting 6
+        (default ``econ.blocks.BLOCK_SIZE``, 12,000: 2,000 scenarios; or the environment
+        variable ECON_BLOCK_SIZE): more are evaluated block by block, with the same results
+        to the last bit and memory bounded by the block (docs/api.md, "Memory").
     **keys : more overrides by keyword, e.g. ``**{"contract.value_usd": values}``.
 
     Returns an :class:`Evaluation` with ``.monthly``, ``.metrics`` and ``.headline``.

@@ -1,19 +1,21 @@
 """The model on any number of scenarios in blocks of a bounded size (docs/api.md, "Memory").
 
-:func:`econ.model.evaluate` holds every monthly array of every scenario it evaluates at once,
-about 150 KB a scenario with ``detail=False`` when it chooses the served speed (six
-candidates a scenario), 25 KB when the speed is given. Beyond :data:`BLOCK_SIZE` scenarios it
-evaluates them here, block after block, and puts the blocks' results together as one call
-would have returned them: the model is elementwise over scenarios, so each scenario's
-figures are the same to the last bit whatever block it is in (tests/test_blocks.py). A block
-never holds a single scenario when there are more (one scenario alone sums its months in
-another order), so the last block may hold one scenario more than the size.
+:func:`econ.model.evaluate` holds every monthly array of every scenario it evaluates at once:
+about 156 KB a scenario with ``detail=False`` where it chooses the served speed (six
+candidates a scenario), 26 KB where the speed is given. Beyond a block (:data:`BLOCK_SIZE`
+scenario evaluations: 2,000 scenarios whose served speeds are chosen, 12,000 otherwise) it
+evaluates them here, block after block, and joins the blocks' results as one call would
+have returned them: the model is elementwise over scenarios, so each scenario's figures are
+the same to the last bit whatever block it is in (tests/test_blocks.py). A block never holds
+a single scenario when there are more (one scenario alone sums its months in another order),
+so the last block may hold one scenario more than the size.
 
 ``monthly`` keeps only some of the (N, H) arrays, or none: the (N,) metrics of 200,000
-scenarios take about 70 MB, their monthly arrays about 20 KB a scenario (4 GB).
+scenarios take about 55 MB, their monthly arrays 14 KB a scenario (2.8 GB).
 
-The block size is :data:`BLOCK_SIZE`, or the environment variable ``ECON_BLOCK_SIZE``, or the
-``block`` argument of :func:`econ.evaluate` and :func:`econ.model.evaluate`.
+The block size is the ``block`` argument of :func:`econ.evaluate` and
+:func:`econ.model.evaluate`, else the environment variable ``ECON_BLOCK_SIZE``, else
+:data:`BLOCK_SIZE`.
 """
 
 from __future__ import annotations
@@ -32,18 +34,21 @@ from econ.assumptions import AssumptionError
 if TYPE_CHECKING:
     from econ.model import Params, Results
 
-# Scenarios a block: the fastest a scenario on a 2-core machine both where each scenario's
-# served speed is chosen (0.28 ms a scenario at 2,000; 0.31 at 4,000; 0.37 at 8,000; about
-# 140 KB a scenario at the peak) and where it is given (0.051 ms at 2,000; 0.057 at 8,000;
-# 0.13 at 48,000; about 25 KB), docs/api.md, "Memory".
-BLOCK_SIZE = 2_000
+# Scenario evaluations a block, a scenario whose served speed is chosen counting one per
+# candidate (6): 2,000 such scenarios or 12,000 with the speed given, each about 300 MB at the
+# peak. On a 2-core machine, a scenario whose speed is chosen took 0.28 ms in blocks of 2,000,
+# 0.31 in blocks of 3,000 or 4,000 and 0.37 in blocks of 1,000 or 8,000; with the speed given,
+# 4,000 to 12,000 a block took the same (0.05 to 0.06 ms, within the machine's noise) and
+# 48,000 in one call 0.13 ms (docs/api.md, "Memory").
+BLOCK_SIZE = 12_000
 ENV = "ECON_BLOCK_SIZE"
 
 Monthly = bool | Collection[str]
 
 
 def block_size(block: int | None = None) -> int:
-    """The block size in force: ``block``, else $ECON_BLOCK_SIZE, else BLOCK_SIZE; at least 2."""
+    """The block size in force, in scenario evaluations: ``block``, else $ECON_BLOCK_SIZE, else
+    BLOCK_SIZE; at least 2."""
     source = "block"
     if block is None:
         text = os.environ.get(ENV)
@@ -57,6 +62,23 @@ def block_size(block: int | None = None) -> int:
     if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 2:
         raise ValueError(f"{source}: expected a whole number of scenarios >= 2, got {block!r}")
     return int(block)
+
+
+def per_block(p: Params, served: ArrayLike | None, block: int | None = None) -> int:
+    """Scenarios a block: the block size, divided by the candidates of SERVED_GRID where each
+    scenario's served speed is chosen (each is evaluated once per candidate); at least 2."""
+    from econ.model import SERVED_GRID
+
+    size = block_size(block)
+    if served is None and p.a.values["capacity.basis"] != "data":
+        size //= len(SERVED_GRID)
+    return max(2, size)
+
+
+def needed(p: Params, served: ArrayLike | None, block: int | None, monthly: Monthly) -> bool:
+    """Whether :func:`econ.model.evaluate` of ``p`` goes through :func:`evaluate`: more
+    scenarios than a block, or only some monthly arrays kept."""
+    return monthly is not True or p.n > per_block(p, served, block)
 
 
 def spans(n: int, block: int) -> list[tuple[int, int]]:
@@ -105,7 +127,7 @@ def evaluate(
     from econ.model import _evaluate, choose_served
 
     keep = monthly_fields(monthly)
-    size = block_size(block)
+    size = per_block(p, served, block)
     n = p.n
     choose = served is None and p.a.values["capacity.basis"] != "data"
     given = None if served is None else np.asarray(served, float)

@@ -995,8 +995,9 @@ def evaluate(
         (scalar or (N,)); each scenario then serves the fastest feasible grid speed at or below
         it. None (the default): each scenario serves the feasible grid speed that maximises its
         NPV (section 0.1). The sensitivity analyses hold the base case's choice.
-    block : scenarios evaluated at once (default econ.blocks.BLOCK_SIZE, or $ECON_BLOCK_SIZE);
-        more are evaluated block by block (econ.blocks), with the same results to the last bit.
+    block : scenario evaluations at once, a scenario whose served speed is chosen counting 6
+        (default econ.blocks.BLOCK_SIZE, 12,000, or $ECON_BLOCK_SIZE); more are evaluated
+        block by block (econ.blocks), with the same results to the last bit.
     monthly : the (N, H) arrays to keep: True all, False none (the (N,) metrics only), or
         their names; the others are None (docs/api.md, "Memory").
 
@@ -1006,7 +1007,7 @@ def evaluate(
     p = Params(a, overrides)
     from econ import blocks
 
-    if monthly is not True or p.n > blocks.block_size(block):
+    if blocks.needed(p, served, block, monthly):
         return blocks.evaluate(p, detail, served, block, monthly)
     if served is None and a.values["capacity.basis"] != "data":
         served = choose_served(p)

@@ -11,11 +11,14 @@ import pytest
 import econ
 from econ import blocks
 from econ.assumptions import AssumptionError
-from econ.model import Results, evaluate
+from econ.model import Params, Results, evaluate
 from econ.sensitivity import run as srun
 from econ.sensitivity.sampling import sample
 
 N = 41  # blocks of 7: five of 7 and one of 6; of 2: twenty, the last of 3
+ONE = 10**6  # a block larger than any design here: one call
+# a block counts scenario evaluations: a scenario whose served speed is chosen counts 6
+CHOSEN = 6
 
 
 @pytest.fixture(scope="module")
@@ -64,20 +67,21 @@ def test_the_design_varies_what_blocks_could_change(design):
 @pytest.mark.parametrize("detail", [False, True])
 @pytest.mark.parametrize("block", [2, 7])
 def test_blocks_give_the_bits_of_one_call(base, design, detail, block):
-    one = evaluate(base, design, detail=detail, block=N)
-    assert_same_bits(evaluate(base, design, detail=detail, block=block), one)
+    one = evaluate(base, design, detail=detail, block=ONE)
+    got = evaluate(base, design, detail=detail, block=CHOSEN * block)
+    assert_same_bits(got, one)
 
 
 def test_blocks_with_a_held_served_speed(base, design):
     served = np.linspace(0.5, 1.0, N)
-    one = evaluate(base, design, detail=False, served=served, block=N)
+    one = evaluate(base, design, detail=False, served=served, block=ONE)
     assert_same_bits(evaluate(base, design, detail=False, served=served, block=5), one)
-    one = evaluate(base, design, detail=False, served=0.8, block=N)
+    one = evaluate(base, design, detail=False, served=0.8, block=ONE)
     assert_same_bits(evaluate(base, design, detail=False, served=0.8, block=5), one)
 
 
 def test_the_environment_sets_the_block_size(base, design, monkeypatch):
-    one = evaluate(base, design, detail=False)
+    one = evaluate(base, design, detail=False, block=ONE)
     calls = []
     real = blocks.evaluate
     monkeypatch.setattr(blocks, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -91,7 +95,7 @@ def test_the_environment_sets_the_block_size(base, design, monkeypatch):
 
 
 def test_monthly_keeps_the_paths_named(base, design):
-    one = evaluate(base, design, detail=True, block=N)
+    one = evaluate(base, design, detail=True, block=ONE)
     none = evaluate(base, design, detail=True, block=9, monthly=False)
     some = evaluate(base, design, detail=True, block=9, monthly=["net_cash_flow", "inflow"])
     for name, (_, shape, _) in Results.units().items():
@@ -111,7 +115,7 @@ def test_monthly_keeps_the_paths_named(base, design):
 
 
 def test_the_public_evaluate_in_blocks(base, design):
-    one = econ.evaluate(base, design, detail=False)
+    one = econ.evaluate(base, design, detail=False, block=ONE)
     got = econ.evaluate(base, design, detail=False, block=4, monthly=["net_cash_flow_usd"])
     assert got.metrics.equals(one.metrics)
     assert got.monthly.equals(one.monthly[["net_cash_flow_usd"]])
@@ -133,10 +137,18 @@ def test_an_error_in_a_later_block_names_the_scenario_among_all(base):
     start[7] = base.num("market.mau")  # block [4, 8): its scenario 3
     want = "in month 1 of scenario 7 (market.pro_subscribers_start=1e+09)"
     with pytest.raises(AssumptionError, match=re.escape(want)) as one:
-        evaluate(base, {"market.pro_subscribers_start": start}, detail=False, block=10)
+        evaluate(base, {"market.pro_subscribers_start": start}, detail=False, block=ONE)
     with pytest.raises(AssumptionError) as blocked:
-        evaluate(base, {"market.pro_subscribers_start": start}, detail=False, block=4)
+        evaluate(base, {"market.pro_subscribers_start": start}, detail=False, block=4 * CHOSEN)
     assert str(blocked.value) == str(one.value)
+
+
+def test_a_block_counts_the_served_speeds_candidates(base, design):
+    p = Params(base, design)
+    assert blocks.per_block(p, None, 60) == 10  # each scenario evaluated at 6 speeds
+    assert blocks.per_block(p, 0.8, 60) == 60
+    assert blocks.per_block(p, None, 7) == 2  # never one scenario alone
+    assert blocks.per_block(p, None) == blocks.BLOCK_SIZE // CHOSEN
 
 
 def test_spans_never_leave_one_scenario_alone():
