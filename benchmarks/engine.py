@@ -605,10 +605,12 @@ def bench_evaluate_memory(n: int) -> None:
     of sensitivity.csv, served speeds chosen, detail=False), each in a subprocess: only the
     metrics (monthly=False), and every monthly path."""
     from econ import blocks
+    from econ.model import SERVED_GRID
 
     print(
         f"8. econ.evaluate on {n:,} scenarios (detail=False, each scenario's served speed "
-        f"chosen), in blocks of {blocks.block_size():,}, in a subprocess ({load()})"
+        f"chosen), in blocks of {blocks.block_size() // len(SERVED_GRID):,} scenarios "
+        f"({blocks.block_size():,} evaluations), in a subprocess ({load()})"
     )
     for monthly in ("0", "1"):
         out = subprocess.run(

@@ -668,9 +668,7 @@ def _monthly_fields(monthly: object) -> bool | frozenset[str]:
 def _block(block: object) -> int | None:
     if block is None:
         return None
-    if isinstance(block, bool) or not isinstance(block, int | np.integer):
-        raise ArgumentTypeError(f"evaluate: block: expected a whole number, got {_what(block)}")
-    return int(block)
+    return _whole("evaluate: block", block, 2, 2**62)
 
 
 # ---------------------------------------------------------------------------

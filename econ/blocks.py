@@ -58,9 +58,13 @@ def block_size(block: int | None = None) -> int:
         try:
             block = int(text)
         except ValueError:
-            raise ValueError(f"{source}: {text!r} is not a whole number of scenarios") from None
+            raise AssumptionError(
+                f"{source}: {text!r} is not a whole number of scenario evaluations"
+            ) from None
     if isinstance(block, bool) or not isinstance(block, int | np.integer) or block < 2:
-        raise ValueError(f"{source}: expected a whole number of scenarios >= 2, got {block!r}")
+        raise AssumptionError(
+            f"{source}: expected a whole number of scenario evaluations >= 2, got {block!r}"
+        )
     return int(block)
 
 
@@ -98,16 +102,16 @@ def monthly_fields(monthly: Monthly) -> frozenset[str] | None:
     if monthly is False:
         return frozenset()
     if isinstance(monthly, str) or not isinstance(monthly, Collection):
-        raise ValueError(
+        raise AssumptionError(
             f"monthly: expected True, False or names of monthly results, got {monthly!r}"
         )
     units = Results.units()
     names = frozenset(monthly)
     for name in sorted(names, key=str):
         if not isinstance(name, str):
-            raise ValueError(f"monthly: expected names of monthly results, got {name!r}")
+            raise AssumptionError(f"monthly: expected names of monthly results, got {name!r}")
         if name in units and units[name][1] != "(N, H)":
-            raise ValueError(
+            raise AssumptionError(
                 f"monthly: {name!r} is one number a scenario, kept anyway; name only monthly "
                 "results (the (N, H) fields of Results, or keys of its parts)"
             )
@@ -187,7 +191,7 @@ def _check_names(keep: frozenset[str], r: Results) -> None:
     parts = {k for k, v in (r.parts or {}).items() if np.ndim(v) == 2}
     unknown = sorted(keep - monthly - parts)
     if unknown:
-        raise ValueError(
+        raise AssumptionError(
             f"monthly: {', '.join(map(repr, unknown))} not the name of a monthly result; "
             f"expected some of {', '.join(sorted(monthly))}"
             + (", or of the parts" if parts else " (or of the parts, with detail=True)")

@@ -120,6 +120,10 @@ def test_the_public_evaluate_in_blocks(base, design):
     assert got.metrics.equals(one.metrics)
     assert got.monthly.equals(one.monthly[["net_cash_flow_usd"]])
     assert econ.evaluate(base, design, detail=False, monthly=False).monthly.empty
+    with pytest.raises(AssumptionError, match="block"):
+        econ.evaluate(base, design, detail=False, block=1)
+    with pytest.raises(TypeError, match="monthly"):
+        econ.evaluate(base, design, detail=False, monthly="net_cash_flow_usd")
 
 
 def test_an_analysis_in_blocks(base, design, monkeypatch):
