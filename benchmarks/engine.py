@@ -13,7 +13,8 @@ Needs the bench extra (SALib, numpy-financial): pip install '.[bench]'.
    with the time of what the floor leaves out;
 5. the physics envelope against the data-curve PCHIP;
 6. 2 worker processes against 1 (identical results);
-7. the peak memory of a 10,000,000-sample Monte Carlo.
+7. the peak memory of a 10,000,000-sample Monte Carlo;
+8. the peak memory of econ.evaluate on 200,000 scenarios (in blocks, econ.blocks).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this tree's econ (the commit the header names), installed or not
 sys.path.insert(0, str(ROOT / "tests"))  # the lean standard-library model lives with the tests
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -173,7 +175,8 @@ def bench_model(a, n_vec: int, n_one: int, n_ref: int, repeat: int) -> None:
 def bench_irr(a, n: int, n_ref: int, repeat: int) -> None:
     import numpy_financial as npf
 
-    r = evaluate(a, sampled(srun.problem_from(a), n, 1), detail=False)
+    # the one monthly array it reads: 200,000 scenarios' every path would take about 4 GB
+    r = evaluate(a, sampled(srun.problem_from(a), n, 1), detail=False, monthly=["net_cash_flow"])
     flows = np.array(r.net_cash_flow)  # the IRR's flows: CF_t, with the terminal value at H
     flows[:, -1] += float(a.values["finance.terminal_value"]) * r.terminal_value
     got = best_blocks(
@@ -593,6 +596,71 @@ def bench_memory(n: int, workers: int) -> None:
     )  # fmt: skip
 
 
+# ------------------------------------------------------------------------------------------------
+# 8. econ.evaluate on many scenarios
+
+
+def bench_evaluate_memory(n: int) -> None:
+    """The peak memory of the public econ.evaluate on n scenarios (a DataFrame of every range
+    of sensitivity.csv, served speeds chosen, detail=False), each in a subprocess: only the
+    metrics (monthly=False), and every monthly path."""
+    from econ import blocks
+    from econ.model import SERVED_GRID
+
+    print(
+        f"8. econ.evaluate on {n:,} scenarios (detail=False, each scenario's served speed "
+        f"chosen), in blocks of {blocks.block_size() // len(SERVED_GRID):,} scenarios "
+        f"({blocks.block_size():,} evaluations), in a subprocess ({load()})"
+    )
+    for monthly in ("0", "1"):
+        out = subprocess.run(
+            [sys.executable, __file__, "--evaluate-child", str(n), "--monthly", monthly],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        got = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", out)}
+        above = got["peak_mb"] - got["base_mb"]
+        what = "metrics only (monthly=False)" if monthly == "0" else "every monthly path"
+        print(
+            f"   {what:<28}: {got['seconds']:6.1f} s = {1e3 * got['seconds'] / n:.3f} ms a "
+            f"scenario; peak RSS {got['peak_mb']:,.0f} MB, {above:,.0f} MB above the "
+            f"{got['base_mb']:,.0f} MB before the call (inputs loaded); the result "
+            f"{got['result_mb']:,.0f} MB"
+        )
+        if monthly == "0":
+            RESULTS.append(
+                (f"econ.evaluate {n:,}, peak memory (metrics only)",
+                 f"{above:,.0f} MB above the interpreter's", "< 1,536 MB", verdict(above < 1536))
+            )  # fmt: skip
+
+
+def evaluate_child(n: int, monthly: bool) -> None:
+    import pandas as pd
+
+    a = econ.load(ROOT / "data")
+    frame = pd.DataFrame(sampled(srun.problem_from(a), n, 2))
+    econ.evaluate(a, frame.iloc[:10], detail=False)  # caches of the data, imports
+    with open("/proc/self/status") as fh:
+        base = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+    with open("/proc/self/clear_refs", "w") as fh:  # the high-water mark from here on
+        fh.write("5")
+    t = time.perf_counter()
+    ev = econ.evaluate(a, frame, detail=False, monthly=monthly)
+    seconds = time.perf_counter() - t
+    with open("/proc/self/status") as fh:
+        hwm = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+    size = sum(
+        x.nbytes if x.strides[0] else x[:1].nbytes
+        for x in vars(ev.results).values()
+        if isinstance(x, np.ndarray)
+    )
+    print(
+        f"seconds={seconds:.2f} base_mb={base / 1024:.1f} peak_mb={hwm / 1024:.1f} "
+        f"result_mb={size / 2**20:.1f}"
+    )
+
+
 def _tree_kb(root: int) -> tuple[int, int]:
     """(RSS, PSS) [kB] summed over a process and its children, from /proc (Linux)."""
     pids = [root]
@@ -653,8 +721,10 @@ def mc_child(n: int, workers: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
-    ap.add_argument("--only", help="comma-separated sections to run (1-7)")
+    ap.add_argument("--only", help="comma-separated sections to run (1-8)")
     ap.add_argument("--mc-child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--evaluate-child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--monthly", default="0", help=argparse.SUPPRESS)
     ap.add_argument(
         "--workers", type=int, default=2, help="worker processes of the memory run (section 7)"
     )
@@ -662,12 +732,15 @@ def main() -> None:
     if args.mc_child:
         mc_child(args.mc_child, args.workers)
         return
+    if args.evaluate_child:
+        evaluate_child(args.evaluate_child, args.monthly == "1")
+        return
     from econ.parallel import limit_blas_threads
 
     limit_blas_threads(1)  # this process uses one core, as the loops do; 1 worker means one core
     a = econ.load(ROOT / "data")
     q = args.quick
-    only = set(args.only.split(",")) if args.only else set("1234567")
+    only = set(args.only.split(",")) if args.only else set("12345678")
     rep = 2 if q else 3
     t0 = time.perf_counter()
     try:
@@ -702,6 +775,8 @@ def main() -> None:
     print("\n".join(six))
     if "7" in only:
         bench_memory(200_000 if q else 10_000_000, workers=args.workers)
+    if "8" in only:
+        bench_evaluate_memory(20_000 if q else 200_000)
     print(
         f"\nsummary ({time.perf_counter() - t0:.0f} s, load average now {os.getloadavg()[0]:.2f}):"
     )

@@ -603,7 +603,7 @@ class KeyChunk:
 
     def __call__(self, xs: np.ndarray) -> dict[str, np.ndarray]:
         over = at_rate(self.a, self.key, xs) if self.hold == "rate" else {self.key: xs}
-        return _outputs(evaluate(self.a, over, detail=self.detail))
+        return _outputs(evaluate(self.a, over, detail=self.detail, monthly=False))
 
 
 class KeyPoint:

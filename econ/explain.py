@@ -142,7 +142,7 @@ def _evaluate(
                 for j in numeric
             }
             try:
-                r = evaluate(a, over, detail=False)
+                r = evaluate(a, over, detail=False, monthly=False)
             except AssumptionError as exc:
                 raise AssumptionError(
                     "econ explain: a mix of this case's and the reference's values is not a "

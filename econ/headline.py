@@ -171,7 +171,7 @@ def size_at_rate(a: Assumptions, points: int = 41) -> dict[str, Any]:
     def npv(mw: np.ndarray) -> np.ndarray:
         mw = np.atleast_1d(np.asarray(mw, float))
         over = {"contract.mw": mw, "contract.value_usd": rate * mw * T}
-        return evaluate(a, over, detail=False).npv
+        return evaluate(a, over, detail=False, monthly=False).npv
 
     top = 2 * mw0  # never beyond what contract.mw and contract.value_usd may take
     for key, per_mw in (("contract.mw", 1.0), ("contract.value_usd", rate * T)):

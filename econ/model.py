@@ -12,7 +12,7 @@ before it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -1258,6 +1258,9 @@ def evaluate(
     overrides: Mapping[str, ArrayLike] | None = None,
     detail: bool = True,
     served: ArrayLike | None = None,
+    *,
+    block: int | None = None,
+    monthly: bool | Collection[str] = True,
 ) -> Results:
     """Evaluate the model for every scenario at once (docs/model.md, sections 0 and 3-6).
 
@@ -1271,11 +1274,20 @@ def evaluate(
         (scalar or (N,)); each scenario then serves the fastest feasible grid speed at or below
         it. None (the default): each scenario serves the feasible grid speed that maximises its
         NPV (section 0.1). The sensitivity analyses hold the base case's choice.
+    block : scenario evaluations at once, a scenario whose served speed is chosen counting 6
+        (default econ.blocks.BLOCK_SIZE, 12,000, or $ECON_BLOCK_SIZE); more are evaluated
+        block by block (econ.blocks), with the same results to the last bit.
+    monthly : the (N, H) arrays to keep: True all, False none (the (N,) metrics only), or
+        their names; the others are None (docs/api.md, "Memory").
 
     Raises AssumptionError for an override outside its key's rule, and for a result that
     breaks an invariant (more Pro subscribers than users) or is not a number.
     """
     p = Params(a, overrides)
+    from econ import blocks
+
+    if blocks.needed(p, served, block, monthly):
+        return blocks.evaluate(p, detail, served, block, monthly)
     if served is None and a.values["capacity.basis"] != "data":
         served = choose_served(p)
     return _evaluate(p, 1.0 if served is None else served, detail)

@@ -267,7 +267,7 @@ def irr(
     rows = np.flatnonzero(eligible)
     if rows.size:
         fs = f if rows.size == n_s else f[rows]
-        vals = fs @ _discount_table(n)  # (M, G)
+        vals = _tabulate(fs)  # (M, G)
         pos = vals > 0
         change = (pos[:, 1:] != pos[:, :-1]) | (vals[:, :-1] == 0)
         m = np.arange(rows.size)
@@ -323,13 +323,48 @@ def _refine(fs: Array, x: Array, rounds: int = 3) -> Array:
     return x
 
 
+# e^(-y) at the grid's points, for Horner's scheme there
+_V = np.exp(-_Y)
+# |present value| below this share of sum |c_t| e^(-t y) may have the other sign in a matrix
+# product (BLAS rounds differently by the rows around; its error is below 60 x 1.1e-16)
+_UNSURE = 1e-12
+
+
+def _tabulate(fs: Array) -> Array:
+    """The present value of each row of fs (M, n) at every grid point (M, G), its signs
+    (where it changes sign) the same whatever other rows it is tabulated with: a matrix
+    product, and Horner's scheme (:func:`_pv_grid`) for the rows where the product is too
+    close to zero to be sure of a sign."""
+    table = _discount_table(fs.shape[1])
+    vals = fs @ table
+    unsure = (np.abs(vals) <= _UNSURE * (np.abs(fs) @ table)).any(axis=1)
+    if unsure.any():
+        few = fs[unsure]
+        g = np.broadcast_to(np.arange(_Y.size), (few.shape[0], _Y.size))
+        vals[unsure] = _pv_grid(np.repeat(few, _Y.size, axis=0), g.reshape(-1)).reshape(g.shape)
+    return vals
+
+
+def _pv_grid(fs: Array, j: Array) -> Array:
+    """sum_t c_t e^(-t y) of each row of fs (M, n) at the grid's point j (M,), by Horner's
+    scheme: additions and multiplications in the row alone (the same bits in any chunk)."""
+    v = _V[j]
+    coef = np.ascontiguousarray(fs[:, ::-1].T)
+    q = coef[0].copy()
+    for c in coef[1:]:
+        q *= v
+        q += c
+    return v * q
+
+
 def _root_in(fs: Array, vals: Array, j: Array, tol: float, max_iter: int) -> Array:
-    """The root y of each row's present value in its grid interval j (its ends differ in sign)."""
-    mo = np.arange(j.size)
-    f0, f1 = vals[mo, j], vals[mo, j + 1]
+    """The root y of each row's present value in its grid interval j (its ends differ in sign).
+    The ends' present values are computed again row by row (:func:`_pv_grid`), so that the root
+    does not depend on the rows the grid was tabulated with."""
+    f0, f1 = _pv_grid(fs, j), _pv_grid(fs, j + 1)
     # a third grid point beside the bracket for an inverse quadratic first guess
     j2 = np.where(j + 2 < _Y.size, j + 2, j - 1)
-    start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, vals[mo, j2])
+    start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, _pv_grid(fs, j2))
     return _polish(fs, f0, f1, _Y[j], _Y[j + 1], start, tol, max_iter)
 
 

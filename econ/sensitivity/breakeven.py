@@ -60,10 +60,10 @@ def target_function(a: Assumptions, key: str, target: str, hold: str = "rate"):
         return at_rate(a, key, xs) if hold == "rate" else {key: xs}
 
     def npv(xs: np.ndarray) -> np.ndarray:
-        return evaluate(a, over(xs), detail=False).npv
+        return evaluate(a, over(xs), detail=False, monthly=False).npv
 
     def payback(xs: np.ndarray) -> np.ndarray:
-        r = evaluate(a, over(xs), detail=False)
+        r = evaluate(a, over(xs), detail=False, monthly=False)
         term = np.broadcast_to(
             np.asarray(
                 xs if key == "contract.term_months" else a.num("contract.term_months"), float

@@ -203,14 +203,16 @@ class ModelFunction:
         # ultrafast tier at the base case's multiplier or, where a draw's physics cannot, the
         # fastest feasible speed below it (docs/model.md, section 0.7)
         self.served = held_served(a)
+        # the monthly arrays it reads (the MIRR's flows, the fan's path): no others are kept
+        self.monthly = ("net_cash_flow", "discount", *(("cumulative_cash",) if paths else ()))
 
     def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         # the other deal options first: only their NPV is kept (memory of one evaluation)
         others = {
-            name: np.array(evaluate(b, params, detail=False, served=served).npv)
+            name: np.array(evaluate(b, params, detail=False, served=served, monthly=False).npv)
             for name, b, served in self.others
         }
-        r = evaluate(self.a, params, detail=False, served=self.served)
+        r = evaluate(self.a, params, detail=False, served=self.served, monthly=self.monthly)
         out = {
             "npv_usd": r.npv,
             "payback_months": r.payback_months,
