@@ -32,7 +32,6 @@ NO_MOVED_TRAFFIC = {
 }
 
 
-
 def ultrafast_only(a: Assumptions) -> Assumptions:
     """The assumptions of the ultrafast business: no traffic moved onto the contract."""
     return a.with_overrides([(k, repr(v)) for k, v in NO_MOVED_TRAFFIC.items()])
@@ -40,8 +39,8 @@ def ultrafast_only(a: Assumptions) -> Assumptions:
 
 def two_businesses(a: Assumptions, npv: float | None = None) -> dict[str, float]:
     """NPV, the ultrafast business's NPV and the capacity increment (they add up exactly)."""
-    total = float(evaluate(a, detail=False).npv[0]) if npv is None else float(npv)
-    uf = float(evaluate(ultrafast_only(a), detail=False).npv[0])
+    total = float(evaluate(a, detail=False, monthly=False).npv[0]) if npv is None else float(npv)
+    uf = float(evaluate(ultrafast_only(a), detail=False, monthly=False).npv[0])
     return {
         "npv_usd": total,
         "npv_ultrafast_only_usd": uf,
@@ -103,7 +102,7 @@ def fleet_plan_grid(a: Assumptions) -> dict[str, Any]:
     av, mv = np.meshgrid(np.asarray(AVOIDABLE_GRID), np.asarray(MOVABLE_GRID), indexing="ij")
     npv = evaluate(
         a, {"fleet.avoidable_share": av.ravel(), "capacity.movable_share": mv.ravel()},
-        detail=False,
+        detail=False, monthly=False,
     ).npv.reshape(av.shape)  # fmt: skip
     cells = [
         {

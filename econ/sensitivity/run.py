@@ -246,10 +246,14 @@ class GridModelFunction:
         self.served = held_served(a)
 
     def __call__(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        out = {"npv_usd": evaluate(self.a, params, detail=False, served=self.served).npv}
+        out = {
+            "npv_usd": evaluate(self.a, params, detail=False, served=self.served, monthly=False).npv
+        }
         for i, (av, mv) in enumerate(self.cells):
             cell = {**params, "fleet.avoidable_share": av, "capacity.movable_share": mv}
-            out[f"cell_{i}"] = evaluate(self.a, cell, detail=False, served=self.served).npv
+            out[f"cell_{i}"] = evaluate(
+                self.a, cell, detail=False, served=self.served, monthly=False
+            ).npv
         return out
 
 
