@@ -39,6 +39,7 @@ from econ.limits import (
 )
 
 EXIT_BAD_INPUT = 2
+EXIT_NO_ANSWER = 1  # goal-seek or optimize: no value in the range reaches the target
 
 # Bounds of the numeric options (README, "Commands"): econ/limits.py
 MESSAGE_CHARS = 2_000  # an error line is cut beyond this
@@ -975,12 +976,16 @@ def cmd_goal_seek(args) -> int:
     if args.json:
         from econ.headline import clean
 
-        print(json.dumps(clean(res.__dict__), indent=1))
+        print(json.dumps(clean({**res.__dict__, "reached": res.reached}), indent=1))
     else:
         from econ.report import cli_text
 
-        print(cli_text.goal_seek(res, args.key))
-    return 0
+        print(
+            cli_text.goal_seek(
+                res, args.key, a.num("contract.term_months"), a.num("horizon.months")
+            )
+        )
+    return 0 if res.reached else EXIT_NO_ANSWER
 
 
 PHASES = {
@@ -1240,7 +1245,7 @@ def cmd_sweep(args) -> int:
 def cmd_optimize(args) -> int:
     from econ.decisions import optimize
     from econ.headline import clean
-    from econ.report.compare import optimum_text
+    from econ.report.compare import optimum_found, optimum_text
 
     a = resolve(args)
     with bars() as phase:
@@ -1254,20 +1259,47 @@ def cmd_optimize(args) -> int:
             hold=args.hold,
             progress=phase("Optimisation grid", "values"),
         )
+    contract = _contract_at(a, args.key, o.value, args.hold)
     if args.json:
         doc = {
             **o.range.__dict__,
             **{k: v for k, v in o.__dict__.items() if k not in ("range", "curve")},
+            "found": optimum_found(o),
+            **contract,
             "curve": o.curve.to_dict(orient="records"),
         }
         print(json.dumps(clean(doc), indent=1))
     else:
-        show(*optimum_text(o))
-    return 0
+        show(*optimum_text(o, contract))
+    return 0 if optimum_found(o) else EXIT_NO_ANSWER
+
+
+def _contract_at(a: Assumptions, key: str, value: float, hold: str) -> dict:
+    """Where ``key`` sizes the contract (contract.mw, contract.term_months): the contract's
+    value and its rate per MW-month at ``value`` (the value moving with the size at the rate,
+    or held with --hold value), and the current ones; else nothing."""
+    from econ.model import SIZE_KEYS, at_rate
+
+    if key not in SIZE_KEYS or not math.isfinite(value):
+        return {}
+    mw = value if key == "contract.mw" else a.num("contract.mw")
+    term = value if key == "contract.term_months" else a.num("contract.term_months")
+    if hold == "rate":
+        worth = float(at_rate(a, key, [value])["contract.value_usd"][0])
+    else:
+        worth = a.num("contract.value_usd")
+    return {
+        "hold": hold,
+        "contract_value_at_optimum_usd": worth,
+        "contract_rate_at_optimum_usd_per_mw_month": worth / (mw * term),
+        "contract_value_usd": a.num("contract.value_usd"),
+        "contract_rate_usd_per_mw_month": a.num("contract.value_usd")
+        / (a.num("contract.mw") * a.num("contract.term_months")),
+    }
 
 
 def cmd_explain(args) -> int:
-    from econ.explain import explain, text, waterfall_png
+    from econ.explain import explain, shown, waterfall_png
     from econ.headline import clean
 
     a = resolve(args)
@@ -1288,7 +1320,7 @@ def cmd_explain(args) -> int:
     if args.json:
         print(json.dumps(clean(e.to_dict()), indent=1))
     else:
-        print(text(e))
+        show(*shown(e))
     if args.png:
         print(f"econ: wrote {args.png}", file=sys.stderr)
     return 0
@@ -1296,7 +1328,7 @@ def cmd_explain(args) -> int:
 
 def cmd_keys(args) -> int:
     from econ.headline import clean
-    from econ.keys import key_table, text
+    from econ.keys import key_table, shown
 
     a = resolve(args)
     df = key_table(a, args.pattern)
@@ -1309,7 +1341,7 @@ def cmd_keys(args) -> int:
     if args.json:
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:
-        print(text(df))
+        show(*shown(df))
     return 0
 
 
