@@ -165,7 +165,17 @@ def _one_line(message: str) -> str:
     return shown(message, MESSAGE_CHARS)
 
 
+def _verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say on stderr which data folder is used every time (without it, the note that "
+        "the bundled data is used comes once per shell session)",
+    )
+
+
 def _common(p: argparse.ArgumentParser) -> None:
+    _verbose(p)
     p.add_argument(
         "--data",
         metavar="DIR",
@@ -468,6 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _data_and_set(p: argparse.ArgumentParser) -> None:
     """--data and --set (for a command that names its scenarios itself)."""
+    _verbose(p)
     p.add_argument(
         "--data",
         metavar="DIR",
@@ -600,15 +611,48 @@ def resolve(args: argparse.Namespace) -> Assumptions:
 
 
 def _load_data(args: argparse.Namespace) -> Assumptions:
+    verbose = getattr(args, "verbose", False)
     if args.data:
+        if verbose:
+            note(f"econ: using the data in {args.data}")
         return load(args.data)
     if (Path("data") / "assumptions.csv").is_file():
+        if verbose:
+            note("econ: using the data in ./data")
         return load(Path("data"))
-    print(
-        f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})",
-        file=sys.stderr,
-    )
+    if verbose or _first_in_session("bundled-data"):
+        note(f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})")
     return load(None)
+
+
+def _first_in_session(what: str) -> bool:
+    """True the first time this shell session asks (then never again in it): a marker file
+    per session (its leader's process id and start time) in a folder of this user's under
+    the temporary folder. Where there is no session to tell (no os.getsid) or the marker
+    cannot be written, always True: the note is shown rather than lost."""
+    try:
+        sid = os.getsid(0)
+    except (AttributeError, OSError):
+        return True
+    try:
+        with open(f"/proc/{sid}/stat", encoding="ascii") as fh:  # the leader's start time
+            started = fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        started = "0"
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = Path(tempfile.gettempdir()) / f"econ-{uid}"
+    marker = folder / f"{what}-{sid}-{started}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or folder.stat().st_uid != uid:
+            return True
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _apply(a: Assumptions, scenario: str | None, overrides: list[str]) -> Assumptions:
@@ -772,7 +816,9 @@ def cmd_validate(args) -> int:
     a = _apply(base, args.scenario, args.overrides)
     _check_like_report(a)
     if not args.json:
-        print(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else ""))
+        from econ.report.terminal import wrap
+
+        print(wrap(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else "")))
         for fi in a.files:
             print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
         print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
@@ -793,7 +839,9 @@ def cmd_validate(args) -> int:
             except AssumptionError as exc:
                 raise AssumptionError(f"scenario {name}: {exc}") from None
         if names and not args.json:
-            print(f"  scenarios checked: {', '.join(names)}")
+            from econ.report.terminal import wrap
+
+            print(wrap(f"  scenarios checked: {', '.join(names)}", indent="    "))
     if args.json:
         doc = {
             "ok": True,
@@ -868,7 +916,7 @@ def cmd_report(args) -> int:
                 sobol_n=args.sobol_samples,
                 seed=args.seed,
                 workers=args.workers,
-                phase=phase,
+                phase=_phases(phase, args.samples),
             )
         phase("Writing the workbook", "")
         path = write_report(
@@ -988,13 +1036,27 @@ def cmd_goal_seek(args) -> int:
     return 0 if res.reached else EXIT_NO_ANSWER
 
 
+# each analysis's phase on the terminal: (label, what it counts, the label of what follows
+# the count)
 PHASES = {
-    "montecarlo": ("Monte Carlo", "samples"),
-    "sobol": ("Sobol", "evaluations"),
-    "grid": ("Grids", "points"),
-    "breakeven": ("Break-even", "keys"),
-    "tornado": ("Tornado", ""),
+    "montecarlo": ("Monte Carlo", "samples", "Statistics and value of information"),
+    "sobol": ("Sobol", "evaluations", "Sobol indices and their intervals"),
+    "grid": ("Grids", "points", None),
+    "breakeven": ("Break-even", "keys", None),
+    "tornado": ("Tornado", "", None),
 }
+
+
+def _phases(bars, samples: int | None = None):
+    """The progress factory of the analyses: each phase by its label, the Monte Carlo's bar
+    with its total from the start (the samples asked for) and a spinner for what follows."""
+    follow = {label: then for label, _, then in PHASES.values()}
+
+    def phase(what: str, unit: str):
+        total = samples if what == "Monte Carlo" else None
+        return bars(what, unit, total=total, then=follow.get(what))
+
+    return phase
 
 
 def cmd_sensitivity(args) -> int:
@@ -1015,7 +1077,9 @@ def cmd_sensitivity(args) -> int:
             samples=args.samples,
             seed=args.seed,
             metric=args.metric,
-            progress=phase(*PHASES.get(args.analysis, (args.analysis, ""))),
+            progress=_phases(phase, args.samples or 20_000)(
+                *PHASES.get(args.analysis, (args.analysis, "", None))[:2]
+            ),
             workers=args.workers,
             samples_csv=args.samples_csv,
         )

@@ -419,11 +419,15 @@ def stderr_is_terminal() -> bool:
 
 
 class Bars:
-    """Progress bars on stderr, one per phase, shown only where stderr is a terminal.
+    """Progress on stderr, one line per phase, shown only where stderr is a terminal.
 
     ``with Bars() as bars: run(progress=bars("Monte Carlo", "samples"))``: each call gives
-    the ``progress(done, total)`` callback of a new bar (None where no bar is shown), with
-    the rate and the time left. The bars vanish when the block ends.
+    the ``progress(done, total)`` callback of a new phase (None where nothing is shown).
+    Until the phase reports a total, a spinner with its label and the time elapsed
+    ("Writing the workbook  elapsed 0:00:04"); once it does, a bar with the count, the rate,
+    the time elapsed and the time left, each labelled ("Monte Carlo ━━━━━╸━━━ 12,000/40,000
+    samples  5.2k samples/s  elapsed 0:00:03  left 0:00:05"). The lines vanish when the
+    block ends.
     """
 
     def __init__(self, enabled: bool | None = None):
@@ -434,28 +438,19 @@ class Bars:
     def __enter__(self) -> Bars:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from rich.progress import Progress, TextColumn
 
             self._progress = Progress(
+                _column("spinner"),
                 TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[unit]}"),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TextColumn("left"),
-                TimeRemainingColumn(),
+                _column("bar"),
+                _column("count"),
+                _column("rate"),
+                _column("elapsed"),
+                _column("left"),
                 console=Console(stderr=True, highlight=False, markup=False),
                 transient=True,
                 refresh_per_second=5,
-                speed_estimate_period=10.0,
             )
             self._progress.start()
         return self
@@ -466,42 +461,83 @@ class Bars:
             self._progress = None
         return False
 
-    def __call__(self, what: str, unit: str) -> Callable[[int, int], None] | None:
+    def __call__(
+        self, what: str, unit: str, total: int | None = None, then: str | None = None
+    ) -> Callable[[int, int], None] | None:
+        """A new phase ``what`` counting ``unit``: a bar from the start where ``total`` is
+        given, else a spinner until the first report; ``then``: the label of the spinner that
+        follows once the count is complete (the work after the counted part)."""
         if self._progress is None:
             return None
         p = self._progress
         for earlier in self._tasks:  # a new phase: the earlier ones are over
             p.update(earlier, visible=False)
-        task = p.add_task(what, total=None, unit=unit)
+        task = p.add_task(what, total=total or None, unit=unit)
         self._tasks.append(task)
+        after: list[str] = [then] if then else []
 
         def update(done: int, total: int) -> None:
-            p.update(task, completed=done, total=total)
+            p.update(task, completed=done, total=total if total else None)
+            if after and total and done >= total:
+                self(after.pop(), "")
 
         return update
 
 
-def _rate_column_class():
-    from rich.progress import ProgressColumn
+def _hms(seconds: float | None) -> str:
+    """0:01:05: a duration as hours, minutes and seconds."""
+    s = max(0, int(seconds or 0))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def progress_fields(task) -> dict[str, str]:
+    """What one phase's line shows, each figure with its label: where the total is known, the
+    bar, "done/total unit", "rate unit/s", "elapsed h:mm:ss" and "left h:mm:ss" (once a rate
+    is known); where it is not, a spinner and the time elapsed, never a time left."""
+    unit = task.fields.get("unit", "")
+    elapsed = f"elapsed {_hms(task.finished_time if task.finished else task.elapsed)}"
+    if task.total is None:
+        return {"spinner": "yes", "elapsed": elapsed}
+    out = {
+        "bar": "yes",
+        "count": f"{task.completed:,.0f}/{task.total:,.0f}" + (f" {unit}" if unit else ""),
+        "elapsed": elapsed,
+    }
+    # the average since the phase began: the work arrives in chunks, so a rate over the last
+    # seconds would swing from a burst to nothing
+    spent = task.finished_time if task.finished else task.elapsed
+    if task.completed and spent:
+        speed = task.completed / spent
+        rate = compact(speed) if speed >= 100 else sig(speed, 3)
+        out["rate"] = rate + (f" {unit}" if unit else "") + "/s"
+        if not task.finished:
+            out["left"] = f"left {_hms((task.total - task.completed) / speed)}"
+    return out
+
+
+def _column(part: str):
+    """A column of the progress line: ``part`` of :func:`progress_fields` (built on first
+    use, so that importing this module does not import rich)."""
+    from rich.progress import BarColumn, ProgressColumn, SpinnerColumn
     from rich.text import Text
 
-    class RateColumn(ProgressColumn):
-        """Units a second, as the bar's unit says."""
+    class Part(ProgressColumn):
+        def __init__(self):
+            super().__init__()
+            self.spinner = SpinnerColumn("dots", finished_text=" ")
+            self.bar = BarColumn(bar_width=30)
 
-        def render(self, task) -> Text:
-            s = task.finished_speed or task.speed
-            if s is None:
-                return Text("", style="progress.data.speed")
-            return Text(f"{compact(s)}/s", style="progress.data.speed")
+        def render(self, task):
+            fields = progress_fields(task)
+            if part not in fields:
+                return Text("")
+            if part == "spinner":
+                return self.spinner.render(task)
+            if part == "bar":
+                return self.bar.render(task)
+            return Text(fields[part])
 
-    return RateColumn
-
-
-class _RateColumn:
-    """Built on first use, so that importing this module does not import rich."""
-
-    def __new__(cls):
-        return _rate_column_class()()
+    return Part()
 
 
 @contextmanager
