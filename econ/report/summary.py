@@ -6,14 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from econ.constants import IRR_MEANINGFUL_MAX
+from econ.formatting import count, index, key_value, months, mw, number, ratio, share, sig, speed
 from econ.report.terminal import money, one_unit, usd_mark
 
 LEVER_WORDS = {
-    "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
+    "speculative_speedup": lambda x: f"speculative decoding of {ratio(x)}",
     "bytes_per_param": lambda x: (
-        "8-bit weights" if x >= 1 else "4-bit weights" if x >= 0.5 else f"{x:.2g}-byte weights"
+        "8-bit weights" if x >= 1 else "4-bit weights" if x >= 0.5 else f"{sig(x, 2)}-byte weights"
     ),
-    "active_param_share": lambda x: f"a mixture of experts reading {x:.0%} of its weights",
+    "active_param_share": lambda x: f"a mixture of experts reading {share(x)} of its weights",
 }
 
 
@@ -45,7 +46,7 @@ def verdict(h: dict[str, Any], usd=usd) -> str:
     if p == 0:
         return "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
     when = "within the term" if p <= T else f"after the {T}-month term"
-    return f"Pays back for good in month {p:.1f} ({when}){need}"
+    return f"Pays back for good in month {months(p)} ({when}){need}"
 
 
 IRR_UNDEFINED = "IRR undefined (no rate brings the present value of the flows to zero)"
@@ -61,14 +62,14 @@ def irr_words(irr: float | None, note: str | None = None) -> str:
             f"IRR above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
             "them: not a meaningful rate)"
         )
-    return f"IRR {irr:.1%} a year"
+    return f"IRR {share(irr)} a year"
 
 
 def mirr_words(mirr: float | None) -> str:
     """'MIRR 12.3% a year (at the discount rate)' or none."""
     if mirr is None:
         return "no MIRR (no money out or no money in)"
-    return f"MIRR {mirr:.1%} a year (at the discount rate)"
+    return f"MIRR {share(mirr)} a year (at the discount rate)"
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
@@ -80,7 +81,7 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     }
     total = sum(mwm.values()) or 1.0
     parts = ", ".join(
-        f"{name} {mwm[k] / total:.0%}"
+        f"{name} {share(mwm[k] / total)}"
         for k, name in (
             ("api", "API"),
             ("subscriber", "subscriber streams"),
@@ -91,7 +92,7 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     )
     return (
         f"The contract's MW over the term (average MW-months, allocated each month by value): "
-        f"{parts}; {tot['term_average_utilization']:.0%} utilised, MW-weighted "
+        f"{parts}; {share(tot['term_average_utilization'])} utilised, MW-weighted "
         f"({a['contract.term_months']} months)."
     )
 
@@ -104,7 +105,7 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
     s, plat = ph["speed"], ph["platform"]
     bpp = a["model.bytes_per_param"]
     model = (
-        f"a {a['model.params'] / 1e12:g}T-parameter model at {bpp:g} "
+        f"a {sig(a['model.params'] / 1e12, 3)}T-parameter model at {sig(bpp, 3)} "
         f"byte{'' if bpp == 1 else 's'} a parameter"
     )
     basis = _physics_basis(h, usd)
@@ -116,7 +117,7 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
             ""
             if not claim
             else " Those raise the speed one user sees, not the throughput per MW: the physics "
-            f"envelope reaches the curve's {claim:,.0f} tokens/s per MW at that speed "
+            f"envelope reaches the curve's {count(claim)} tokens/s per MW at that speed "
             + (
                 "only with "
                 + " and ".join(LEVER_WORDS[k](v) for k, v in pair[0]["changes"].items())
@@ -126,8 +127,8 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
             )
         )
         return (
-            f"Physics: {s:g} tokens/s on {plat} is above the per-user ceiling of "
-            f"{ph['ceiling_tokens_per_s']:,.0f} tokens/s for {model}"
+            f"Physics: {speed(s)} tokens/s on {plat} is above the per-user ceiling of "
+            f"{speed(ph['ceiling_tokens_per_s'])} tokens/s for {model}"
             + (
                 f"; it would take {' or '.join(levers)}."
                 if levers
@@ -138,9 +139,9 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
         )
     if ph["within_envelope"]:
         return (
-            f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}) "
-            f"and the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW within the "
-            f"physics envelope ({ph['physics_tokens_per_s_per_mw']:,.0f}) for {model}: plausible."
+            f"Physics: {speed(s)} tokens/s on {plat} is within the ceiling ({speed(ph['ceiling_tokens_per_s'])}) "
+            f"and the curve's {count(ph['claimed_tokens_per_s_per_mw'])} tokens/s per MW within the "
+            f"physics envelope ({count(ph['physics_tokens_per_s_per_mw'])}) for {model}: plausible."
             + basis
         )
     levers = [LEVER_WORDS[k](v) for k, v in ph["throughput_levers"].items() if v is not None]
@@ -162,9 +163,9 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
         )
     )
     return (
-        f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}), but "
-        f"the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW exceeds the physics envelope "
-        f"({ph['physics_tokens_per_s_per_mw']:,.0f}) {ph['claim_over_physics']:.1f}x for {model}; {fix}."
+        f"Physics: {speed(s)} tokens/s on {plat} is within the ceiling ({speed(ph['ceiling_tokens_per_s'])}), but "
+        f"the curve's {count(ph['claimed_tokens_per_s_per_mw'])} tokens/s per MW exceeds the physics envelope "
+        f"({count(ph['physics_tokens_per_s_per_mw'])}) {ratio(ph['claim_over_physics'])} for {model}; {fix}."
         + basis
     )
 
@@ -174,19 +175,19 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     contract's rate (docs/model.md, version 3); ``usd`` formats an amount."""
     sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
     sp = sm["served_tokens_per_s"]
-    eta = ", ".join(f"{k} {v:.3f}" for k, v in sm["realisation"].items())
+    eta = ", ".join(f"{k} {number(v)}" for k, v in sm["realisation"].items())
     g = sm["gpu_cost_per_mtok_usd"]
     out = [
-        f"Served model on the {sm['basis']} basis: standard {sp['standard']:g} and fast "
-        f"{sp['fast']:g} tokens/s on {sm['gpu_platform']} (ceiling "
-        f"{sm['ceiling_gpu_tokens_per_s']:,.0f}), ultrafast "
+        f"Served model on the {sm['basis']} basis: standard {speed(sp['standard'])} and fast "
+        f"{speed(sp['fast'])} tokens/s on {sm['gpu_platform']} (ceiling "
+        f"{speed(sm['ceiling_gpu_tokens_per_s'])}), ultrafast "
         + (
-            f"{sp['ultrafast']:g} tokens/s on {sm['contract_platform']}"
+            f"{speed(sp['ultrafast'])} tokens/s on {sm['contract_platform']}"
             if sm["ultrafast_offered"]
             else f"not offered on {sm['contract_platform']}"
         )
-        + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). GPU cost per million output "
-        f"tokens: standard ${g['standard']:.2f}, fast ${g['fast']:.2f}"
+        + f" (ceiling {speed(sm['ceiling_contract_tokens_per_s'])}). GPU cost per million output "
+        f"tokens: standard {money(g['standard'])}, fast {money(g['fast'])}"
         + (
             " (set by capacity.gpu_cost_per_mtok_usd)"
             if sm["gpu_cost_overridden"]
@@ -198,11 +199,11 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     if sm["ultrafast_offered"] and api["margin_per_mtok_usd"] is not None:
         prem = api["implied_premium_per_mtok_usd"]
         out.append(
-            f"API market (logit over speed tiers): ultrafast takes {sh['ultrafast']:.1%} of "
-            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month; each ultrafast token "
-            f"replaces {api['diversion']['standard']:.2f} standard and "
-            f"{api['diversion']['fast']:.2f} fast tokens and earns a margin of "
-            f"${api['margin_per_mtok_usd']:,.2f} per million"
+            f"API market (logit over speed tiers): ultrafast takes {share(sh['ultrafast'])} of "
+            f"{count(api['market_tokens_per_month'])} tokens a month; each ultrafast token "
+            f"replaces {number(api['diversion']['standard'])} standard and "
+            f"{number(api['diversion']['fast'])} fast tokens and earns a margin of "
+            f"{money(api['margin_per_mtok_usd'])} per million"
             + (
                 f" (implied premium over standard {_signed_usd(prem)} per million)."
                 if prem is not None
@@ -212,17 +213,17 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     else:
         out.append(
             "API market: the ultrafast tier is not offered, so no API token earns a margin on "
-            f"the contract; standard and fast keep {sh['standard']:.1%} and {sh['fast']:.1%} of "
-            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month."
+            f"the contract; standard and fast keep {share(sh['standard'])} and {share(sh['fast'])} of "
+            f"{count(api['market_tokens_per_month'])} tokens a month."
         )
     out.append(
-        f"No-deal world: the Pro stock grows {nd['pro_growth_monthly']:.1%} a month at first "
-        f"(calibrated: base upgrade rate {nd['base_upgrade_monthly']:.4%} a month, cap-hit "
-        f"propensity {nd['capped_upgrade_propensity']:.2%})."
+        f"No-deal world: the Pro stock grows {share(nd['pro_growth_monthly'])} a month at first "
+        f"(calibrated: base upgrade rate {share(nd['base_upgrade_monthly'])} a month, cap-hit "
+        f"propensity {share(nd['capped_upgrade_propensity'])})."
     )
     out.append(
-        f"At the contract's rate (${h['contract_rate_usd_per_mw_month'] / 1e3:,.0f}k per MW-month) "
-        f"the NPV is highest at {sz['best_mw']:,.0f} MW: {usd(sz['best_npv_usd'])}"
+        f"At the contract's rate ({money(h['contract_rate_usd_per_mw_month'])} per MW-month) "
+        f"the NPV is highest at {mw(sz['best_mw'])} MW: {usd(sz['best_npv_usd'])}"
         + (" (the top of the search)" if sz["at_upper_bound"] else "")
         + "."
     )
@@ -237,8 +238,9 @@ def _physics_basis(h: dict[str, Any], usd=usd) -> str:
 
 
 def text(h: dict[str, Any]) -> str:
-    """The readable summary: the answer first, then the figures behind it; the amounts of
-    one sentence in one unit ($0.43B beside -$1.30B, never $433.85M beside $1.30B)."""
+    """The readable summary in short paragraphs, a blank line between them: the answer first,
+    then the figures behind it; every figure by econ.formatting (one rule: $8.32B reads the
+    same in every sentence and command)."""
     usd = usd_mark
     a = h["assumptions"]
     H, T = a["horizon.months"], a["contract.term_months"]
@@ -249,36 +251,40 @@ def text(h: dict[str, Any]) -> str:
         + "".join(
             f"; --set {o['key']}={o['value']}" for o in h["overrides"] if o["origin"] == "--set"
         ),
+        "",
         verdict(h, usd),
     ]
     irr = h["irr_annual"]
+    tv_pv = h.get("terminal_value_pv_usd", h["npv_usd"] - h["npv_without_terminal_value_usd"])
     tv = (
-        f", of which {usd(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after "
-        f"month {H} (terminal value, discounted)"
+        f", of which {usd(tv_pv)} is the terminal value's present value (the Pro tail after "
+        f"month {H})"
         if h["terminal_value_included"]
         else " (terminal value left out)"
     )
     dp = h["discounted_payback_months"]
     lines.append(
-        f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
-        f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
+        f"NPV at {share(a['finance.discount_rate_annual'])}: {usd(h['npv_usd'])}{tv}; over the "
+        f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {index(h['profitability_index'])}; "
         + irr_words(irr, h.get("irr_note"))
         + "; "
         + mirr_words(h.get("mirr_annual"))
         + "; discounted payback "
-        + (f"month {dp:.1f}" if dp is not None else "none")
+        + (f"month {months(dp)}" if dp is not None else "none")
         + "."
     )
+    lines.append("")
     lines.append(
         f"Behind it: {usd(tot['rent_usd'])} of rent against {usd(tot['subscription_revenue_usd'])} of Pro "
-        f"upgrades (up to {tot['peak_incremental_pro_subscribers']:,.0f} extra Pro subscribers, "
-        f"{tot['incremental_pro_subscribers_at_horizon']:,.0f} left in month {H}), "
-        f"{usd(tot['api_revenue_usd'])} of ultrafast API premium and {usd(tot['gpu_savings_usd'])} of GPU "
+        f"upgrades (up to {count(tot['peak_incremental_pro_subscribers'])} extra Pro subscribers, "
+        f"{count(tot['incremental_pro_subscribers_at_horizon'])} left in month {H}), "
+        f"{usd(tot['api_revenue_usd'])} of net ultrafast API revenue (after the standard and fast "
+        f"revenue it replaces) and {usd(tot['gpu_savings_usd'])} of GPU "
         f"cost avoided, net (tokens moved off GPUs save {usd(tot['gpu_cost_of_moved_usd'])}, "
         f"{usd(tot['backfill_usd'])} of it by backfilling spare capacity; the upgraders' extra "
         f"usage costs the GPU fleet {usd(tot['gpu_cost_of_added_usd'])}), less "
         f"{usd(tot['variable_costs_usd'])} of variable costs "
-        f"({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
+        f"({share(a['finance.variable_cost_share'])} of revenue); realised cost "
         f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served."
     )
     lim = h["capacity_limits"]
@@ -286,26 +292,27 @@ def text(h: dict[str, Any]) -> str:
         lines.append(
             f"Capacity, not demand, limits revenue in {max(lim['api_capped_months'], lim['adoption_capped_months'])} "
             f"of the {T} months: the API is capped in {lim['api_capped_months']} "
-            f"({lim['api_tokens_lost'] / 1e12:,.1f}T tokens turned away), ultrafast adoption in "
+            f"({count(lim['api_tokens_lost'])} tokens turned away), ultrafast adoption in "
             f"{lim['adoption_capped_months']}."
         )
     else:
         lines.append(utilization_sentence(h))
-    lines.append(physics_sentence(h, usd))
-    lines.extend(v3_sentences(h, usd))
+    v3 = v3_sentences(h, usd)
+    lines += ["", physics_sentence(h, usd), "", *v3[:2], "", *v3[2:], ""]
     m = h["monthly"]
     lines.append(
-        f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
-        f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
-        f"{tot['peak_ultrafast_adoption']:.1%} of eligible users."
+        f"Cap hits among Plus users: {share(m['plus_cap_hit_share'][0])} in month 1 with ultrafast against "
+        f"{share(m['plus_cap_hit_share_counterfactual'][0])} without; ultrafast adoption peaks at "
+        f"{share(tot['peak_ultrafast_adoption'])} of eligible users."
     )
     lines.append(
-        f"The articles' back-of-the-envelope: {h['simple_breakeven_pro_users']:,.0f} Pro users "
-        f"({h['simple_breakeven_share_of_mau']:.3%} of MAU) for {T} months pay the contract."
+        f"The articles' back-of-the-envelope: {count(h['simple_breakeven_pro_users'])} Pro users "
+        f"({share(h['simple_breakeven_share_of_mau'])} of MAU) for {T} months pay the contract."
     )
     rb = h["rent_vs_buy"]
     be = rb["breakeven_system_price_usd"]
     y = rb["lessor_yield_annual"]
+    lines.append("")
     lines.append(
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
         f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
@@ -314,7 +321,7 @@ def text(h: dict[str, Any]) -> str:
         + (usd(be, "per system") if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
         + (
-            f"{y:.1%} a year"
+            f"{share(y)} a year"
             if y is not None
             else "none (the rent and resale never recover the capex)"
         )
@@ -332,7 +339,7 @@ def markdown(
     h: dict[str, Any], analysis: dict[str, Any], pngs, workbook: str, run_time: str
 ) -> str:
     """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
-    body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    body = [f"# Payback analysis: {h['scenario']}", *(x for x in text(h).splitlines()[1:] if x)]
     body.append(
         f"Data: {'the bundled defaults' if h['bundled_data'] else '`' + str(h['data']) + '`'} "
         f"(SHA-256 of its files {h['data_sha256'][:16]})."
@@ -344,10 +351,10 @@ def markdown(
         st = mc["stats"].set_index(["output", "statistic"])["value"]
         body.append(
             f"Monte Carlo ({mc['n']:,} samples): P(payback within the term) "
-            f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
-            f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
-            f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
-            f"median profitability index {st[('profitability_index', 'P50')]:.2f}"
+            f"{share(st[('payback_months', 'P(payback <= term)')])} (never cash-negative "
+            f"{share(st[('payback_months', 'share never cash-negative')])}), P(NPV > 0) "
+            f"{share(st[('npv_usd', 'P(NPV > 0)')])}, median NPV {usd(st[('npv_usd', 'P50')])}, "
+            f"median profitability index {index(st[('profitability_index', 'P50')])}"
             + _mirr_percentiles(st)
             + "."
         )
@@ -369,11 +376,11 @@ def _mirr_percentiles(st) -> str:
 
     def pct(q: str) -> str:
         x = st[("mirr_annual", q)]
-        return "n/a" if not math.isfinite(x) else f"{x:.1%}"
+        return "n/a" if not math.isfinite(x) else share(x)
 
     return (
         f", MIRR P10 {pct('P10')}, median {pct('P50')}, P90 {pct('P90')} a year "
-        f"(undefined in {st[('mirr_annual', 'share undefined')]:.0%} of samples: no money out)"
+        f"(undefined in {share(st[('mirr_annual', 'share undefined')])} of samples: no money out)"
     )
 
 
@@ -381,7 +388,7 @@ def held_sentence(held: list[tuple[str, float, str]]) -> str:
     """The uncertain inputs a scenario or --set holds fixed, with their values."""
     return (
         "Held at the value the scenario or --set gives, not varied: "
-        + ", ".join(f"{k} = {v:g} ({by})" for k, v, by in held)
+        + ", ".join(f"{k} = {key_value(k, v)} ({by})" for k, v, by in held)
         + "."
     )
 
@@ -398,7 +405,7 @@ def voi_lines(mc: dict[str, Any]) -> list[str]:
     out = [f"EVPI (every input known): {about(mc['evpi_usd'], mc['evpi_se_usd'], n)}"]
     for rec in ev[ev["evppi"] > 0].itertuples(index=False):
         out.append(
-            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {rec.share_of_evpi:.1%} of the EVPI"
+            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {share(rec.share_of_evpi)} of the EVPI"
         )
     zero = ev[ev["evppi"] == 0]
     for reason, keys in zero.groupby("reason", sort=False)["key"]:
@@ -432,7 +439,7 @@ def voi_sentence(mc: dict[str, Any]) -> str:
     return (
         f"{decided}Value of information: perfect information on every input would be worth "
         f"{evpi}; the uncertainty most worth resolving first is {top['key']} (EVPPI "
-        f"{about(top['evppi'], top['evppi_se'], n)}, {top['share_of_evpi']:.0%} of the EVPI)"
+        f"{about(top['evppi'], top['evppi_se'], n)}, {share(top['share_of_evpi'])} of the EVPI)"
         + (
             f", then {real.iloc[1]['key']} ({about(real.iloc[1]['evppi'], real.iloc[1]['evppi_se'], n)})"
             if len(real) > 1
@@ -448,5 +455,5 @@ def voi_sentence(mc: dict[str, Any]) -> str:
 
 
 def _signed_usd(x: float) -> str:
-    """-$360 rather than $-360."""
-    return f"{'-' if x < 0 else ''}${abs(x):,.0f}"
+    """-$360.00 rather than $-360 (econ.formatting.money)."""
+    return money(x)
