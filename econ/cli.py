@@ -1087,12 +1087,13 @@ def cmd_sensitivity(args) -> int:
         voi = api.voi_frame(res["evppi"])
         doc = {
             "samples": res["n"],
+            "seed": args.seed,
             "statistics": res["stats"].to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
             "evpi_se_usd": res["evpi_se_usd"],
             "evppi_usd": dict(zip(voi["key"], voi["evppi_usd"], strict=True)),
             "evppi_se_usd": dict(zip(voi["key"], voi["evppi_se_usd"], strict=True)),
-            "evppi": voi.to_dict(orient="records"),
+            "value_of_information": voi.to_dict(orient="records"),
             "decision_options_usd": res["options"],
             "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
@@ -1102,13 +1103,15 @@ def cmd_sensitivity(args) -> int:
         }
         frame = api.statistics_frame(res["stats"])
     else:
-        doc = res.to_dict(orient="records")
         frame = {
             "tornado": api.tornado_frame,
             "grid": api.grids_frame,
             "sobol": api.sobol_frame,
             "breakeven": api.breakeven_frame,
         }.get(args.analysis, lambda df: df)(res)  # an added analysis prints its own frame
+        # the JSON names its columns as the API and the CSV do, without the units by row
+        units = set(frame.attrs.get("unit_columns", {}).values())
+        doc = frame.drop(columns=[c for c in units if c in frame.columns]).to_dict(orient="records")
     if args.samples_csv:
         path = Path(args.samples_csv)
         if path.is_file():
