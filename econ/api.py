@@ -227,6 +227,42 @@ def _with_units(df: pd.DataFrame, units: Mapping[str, str | None]) -> pd.DataFra
 
 
 # ---------------------------------------------------------------------------
+# display: every frame formatted by its units, its values left as they are
+
+
+def style(df: pd.DataFrame):
+    """A pandas Styler of ``df`` showing each figure by its unit ($8.32B, 12.3%, 1.50M,
+    econ.formatting) while the values stay raw: the last line of a notebook cell,
+    ``econ.style(mc.cumulative_cash_fan)``, or ``df.econ.style()``."""
+    from econ import formatting
+
+    return formatting.style(df)
+
+
+def formatted(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as a frame of text, each figure by its unit, for a console:
+    ``print(econ.formatted(ev.metrics))`` or ``df.econ.formatted()``."""
+    from econ import formatting
+
+    return formatting.formatted(df)
+
+
+@pd.api.extensions.register_dataframe_accessor("econ")
+class EconAccessor:
+    """``df.econ.style()`` and ``df.econ.formatted()`` on every frame (econ's frames carry
+    their units in ``attrs``; others are formatted by their columns' names)."""
+
+    def __init__(self, df: pd.DataFrame):
+        self._df = df
+
+    def style(self):
+        return style(self._df)
+
+    def formatted(self) -> pd.DataFrame:
+        return formatted(self._df)
+
+
+# ---------------------------------------------------------------------------
 # the arguments: the API refuses what the command line refuses, naming the argument or key
 
 

@@ -424,10 +424,10 @@ class Bars:
     ``with Bars() as bars: run(progress=bars("Monte Carlo", "samples"))``: each call gives
     the ``progress(done, total)`` callback of a new phase (None where nothing is shown).
     Until the phase reports a total, a spinner with its label and the time elapsed
-    ("Writing the workbook  elapsed 0:00:04"); once it does, a bar with the count, the rate,
-    the time elapsed and the time left, each labelled ("Monte Carlo ━━━━━╸━━━ 12,000/40,000
-    samples  5.2k samples/s  elapsed 0:00:03  left 0:00:05"). The lines vanish when the
-    block ends.
+    ("Writing the workbook · elapsed 0:00:04"); once it does, a bar with the count, the
+    rate, the time elapsed and the time left, each labelled ("Monte Carlo ━━━━━╸━━━
+    12,000/40,000 samples · 2,820 samples/s · elapsed 0:00:03 · left 0:00:05"). The lines
+    vanish when the block ends.
     """
 
     def __init__(self, enabled: bool | None = None):
@@ -535,7 +535,9 @@ def _column(part: str):
                 return self.spinner.render(task)
             if part == "bar":
                 return self.bar.render(task)
-            return Text(fields[part])
+            # a separator before every labelled figure but the count: "elapsed 0:00:08 ·
+            # left 0:00:11", never a time that reads as followed by "left"
+            return Text(fields[part] if part == "count" else f"· {fields[part]}")
 
     return Part()
 
