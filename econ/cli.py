@@ -814,18 +814,13 @@ def cmd_validate(args) -> int:
     """Every check `econ report` runs, on the data, and on each scenario when none is named."""
     base = _load_data(args)
     a = _apply(base, args.scenario, args.overrides)
-    _check_like_report(a)
-    if not args.json:
-        from econ.report.terminal import wrap
-
-        print(wrap(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else "")))
-        for fi in a.files:
-            print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
-        print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
-    names = []
-    if not args.scenario:
-        names = base.scenario_names()
-        for name in names:
+    names = [] if args.scenario else base.scenario_names()
+    with bars() as phase:
+        done = phase("Checking the data and each scenario", "cases", total=len(names) + 1)
+        _check_like_report(a)
+        for i, name in enumerate(names, start=1):
+            if done is not None:
+                done(i, len(names) + 1)
             path = base.data_dir / "scenarios" / f"{name}.csv"
             try:
                 check_scenario_name(name)
@@ -838,9 +833,16 @@ def cmd_validate(args) -> int:
                 _check_like_report(_apply(base, name, args.overrides))
             except AssumptionError as exc:
                 raise AssumptionError(f"scenario {name}: {exc}") from None
-        if names and not args.json:
-            from econ.report.terminal import wrap
+        if done is not None:
+            done(len(names) + 1, len(names) + 1)
+    if not args.json:
+        from econ.report.terminal import wrap
 
+        print(wrap(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else "")))
+        for fi in a.files:
+            print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
+        print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
+        if names:
             print(wrap(f"  scenarios checked: {', '.join(names)}", indent="    "))
     if args.json:
         doc = {
@@ -875,8 +877,11 @@ def cmd_summary(args) -> int:
     from econ.headline import headline
     from econ.report.summary import text
 
-    a = resolve(args)
-    h = headline(a)
+    with bars() as phase:
+        phase("Checking the data", "")
+        a = resolve(args)
+        phase("The headline: the NPV on each basis and the best size at the rate", "")
+        h = headline(a)
     if args.json:
         print(json.dumps(h, indent=1))
     else:
@@ -1017,10 +1022,13 @@ def cmd_capacity(args) -> int:
 def cmd_goal_seek(args) -> int:
     from econ.sensitivity.breakeven import goal_seek_key
 
-    a = resolve(args)
-    res = goal_seek_key(
-        a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
-    )
+    with bars() as phase:
+        phase("Checking the data", "")
+        a = resolve(args)
+        phase(f"Goal seek of {args.key}", "")
+        res = goal_seek_key(
+            a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
+        )
     if args.json:
         from econ.headline import clean
 
@@ -1377,7 +1385,9 @@ def cmd_explain(args) -> int:
     else:
         ref, name = load(None), "the bundled data"
     case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
-    e = explain(a, ref, reference_name=name, case_name=case)
+    with bars() as phase:
+        phase("Shapley values of the changed keys", "")
+        e = explain(a, ref, reference_name=name, case_name=case)
     if args.png:
         png = Path(args.png)
         try:

@@ -323,9 +323,9 @@ def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
     cols = [
         Column("key", kind="key"),
         Column("ST", "total index"),
-        Column("ST_ci", "95% interval", priority=1),
+        Column("ST_ci", "its 95% interval", priority=1),
         Column("S1", "first-order index"),
-        Column("S1_ci", "95% interval ", priority=2),
+        Column("S1_ci", "first-order 95% interval", priority=2),
     ]
     if shown["note"].str.len().gt(0).any():
         cols.append(Column("note", kind="text", priority=3))

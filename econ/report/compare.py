@@ -393,7 +393,7 @@ def comparison_text(c: Comparison) -> tuple[str, list[str]]:
         "NPV physics": 6,
     }
     cols = [
-        Column(k, k, kind="text" if k == "scenario" else None, priority=priority[k])
+        Column(k, k, kind="text" if k in ("scenario", "platform") else None, priority=priority[k])
         for k in shown.columns
     ]
     return _table(shown, cols)
@@ -455,7 +455,9 @@ def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
 
 
 def _payback_phrase(x: float) -> str:
-    return f"paying back in month {x:.1f}" if math.isfinite(x) else "with no payback in the horizon"
+    if not math.isfinite(x):
+        return "with no payback in the horizon"
+    return "never cash-negative" if x == 0 else f"paying back in month {terminal.months(x)}"
 
 
 def platforms_sentence(df: pd.DataFrame) -> str:
