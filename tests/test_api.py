@@ -375,9 +375,7 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
 def test_sobol_and_breakeven_tables(base):
     s = econ.sensitivity.sobol_indices(base, 16, 3)
     check_units(s, {"output", "key", "note"})
-    assert set(s["output"]) == {"npv_usd"} and set(s["key"]) == {
-        x.key for x in base.sensitivity
-    }
+    assert set(s["output"]) == {"npv_usd"} and set(s["key"]) == {x.key for x in base.sensitivity}
     b = econ.sensitivity.breakeven_table(base)
     check_units(b, {"key", "unit", "message"})
     assert b.attrs["unit_columns"]["breakeven"] == "unit"

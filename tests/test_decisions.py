@@ -710,13 +710,13 @@ def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
     code, out, err = run(["summary", "--data", str(DATA)], capsys)
     assert code == 0, err
     m = re.search(  # the summary wraps to the terminal's width: any space may be a newline
-        r"At\s+the\s+contract's\s+rate\s+\(\$(\d+)k\s+per\s+MW-month\)\s+the\s+NPV\s+is\s+"
-        r"highest\s+at\s+([\d,]+)\s+MW:\s+\$([\d.]+)B",
+        r"At\s+the\s+contract's\s+rate\s+\(\$([\d.]+)k\s+per\s+MW-month\)\s+the\s+NPV\s+is\s+"
+        r"highest\s+at\s+([\d,.]+)\s+MW:\s+\$([\d.]+)B",
         out,
     )
     assert m, out
-    assert int(m.group(1)) == round(RATE / 1e3)
-    assert int(m.group(2).replace(",", "")) == round(best)
+    assert float(m.group(1)) == round(RATE / 1e3, 1)
+    assert float(m.group(2).replace(",", "")) == round(best, 1)
     assert float(m.group(3)) == round(s["best_npv_usd"] / 1e9, 2)
     code, out, err = run(["summary", "--json", "--data", str(DATA)], capsys)
     h = json.loads(out)
