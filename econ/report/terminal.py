@@ -230,7 +230,7 @@ def _least(col: Column, texts: list[str]) -> int:
 
 
 KEY_LINES = 2  # where the width allows, a key takes at most this many lines
-TEXT_COMFORT = 28  # and a text column this many characters (or its text, where shorter)
+TEXT_COMFORT = 36  # and a text column this many characters (or its text, where shorter)
 
 
 def _comfortable(col: Column, texts: list[str]) -> int:
@@ -261,14 +261,14 @@ def _natural(col: Column, texts: list[str]) -> int:
 
 
 def _widths(cols: Sequence[Column], texts: Mapping[str, list[str]], w: int) -> dict[str, int]:
-    """Each column's width: its least, then the room left given to text columns up to a
-    comfortable width, to keys up to two lines, then to keys, text and headers up to each
+    """Each column's width: its least, then the room left given to keys up to two lines, to
+    text columns up to a comfortable width, then to keys, text and headers up to each
     column's natural width."""
     width = {c.key: _least(c, texts[c.key]) for c in cols}
     spare = w - sum(width.values()) - GAP * (len(cols) - 1)
     stages = (
-        ("text", _comfortable),
         ("key", _keys_comfortable),
+        ("text", _comfortable),
         ("key", _natural),
         ("text", _natural),
         (None, _natural),
