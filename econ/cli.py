@@ -1221,7 +1221,11 @@ def cmd_compare(args) -> int:
     scenarios = [_apply(base, None if n == BASE_SCENARIO else n, args.overrides) for n in names]
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
     with bars() as phase:
-        c = compare(scenarios, workers=_all_workers(args), progress=phase("Scenarios", "scenarios"))
+        c = compare(
+            scenarios,
+            workers=_all_workers(args),
+            progress=phase("Scenarios", "scenarios", total=len(scenarios)),
+        )
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
@@ -1252,7 +1256,10 @@ def cmd_platforms(args) -> int:
         _check_budget(a, args.budget)
     with bars() as phase:
         df = platforms(
-            a, args.budget, workers=_all_workers(args), progress=phase("Platforms", "platforms")
+            a,
+            args.budget,
+            workers=_all_workers(args),
+            progress=phase("Platforms", "platforms", total=len(a.platforms())),
         )
     answer = platforms_sentence(df)
     if args.json:
