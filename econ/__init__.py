@@ -15,10 +15,12 @@ from econ.api import (
     calibration,
     capacity_table,
     evaluate,
+    formatted,
     frontier_audit,
     goal_seek,
     load,
     rent_vs_buy,
+    style,
 )
 from econ.assumptions import AssumptionError, Assumptions
 
@@ -31,9 +33,11 @@ __all__ = [
     "calibration",
     "capacity_table",
     "evaluate",
+    "formatted",
     "frontier_audit",
     "goal_seek",
     "load",
     "rent_vs_buy",
     "sensitivity",
+    "style",
 ]

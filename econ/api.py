@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -167,10 +167,13 @@ RENT_VS_BUY_UNITS: dict[str, str | None] = {
 }
 SOBOL_UNITS: dict[str, str | None] = {
     "output": None,
-    "variable": None,
+    "key": None,
     **{c: "-" for c in ("S1", "S1_low", "S1_high", "ST", "ST_low", "ST_high")},
     "note": None,
 }
+# the engine's key column -> the name of every table's key column (breakeven's and the value
+# of information's already)
+KEY_COLUMN = {"variable": "key"}
 
 
 # ---------------------------------------------------------------------------
@@ -221,6 +224,42 @@ def _with_units(df: pd.DataFrame, units: Mapping[str, str | None]) -> pd.DataFra
     out = df.copy()
     out.attrs = {**df.attrs, "units": {c: units.get(c) for c in df.columns}}
     return out
+
+
+# ---------------------------------------------------------------------------
+# display: every frame formatted by its units, its values left as they are
+
+
+def style(df: pd.DataFrame):
+    """A pandas Styler of ``df`` showing each figure by its unit ($8.32B, 12.3%, 1.50M,
+    econ.formatting) while the values stay raw: the last line of a notebook cell,
+    ``econ.style(mc.cumulative_cash_fan)``, or ``df.econ.style()``."""
+    from econ import formatting
+
+    return formatting.style(df)
+
+
+def formatted(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as a frame of text, each figure by its unit, for a console:
+    ``print(econ.formatted(ev.metrics))`` or ``df.econ.formatted()``."""
+    from econ import formatting
+
+    return formatting.formatted(df)
+
+
+@pd.api.extensions.register_dataframe_accessor("econ")
+class EconAccessor:
+    """``df.econ.style()`` and ``df.econ.formatted()`` on every frame (econ's frames carry
+    their units in ``attrs``; others are formatted by their columns' names)."""
+
+    def __init__(self, df: pd.DataFrame):
+        self._df = df
+
+    def style(self):
+        return style(self._df)
+
+    def formatted(self) -> pd.DataFrame:
+        return formatted(self._df)
 
 
 # ---------------------------------------------------------------------------
@@ -531,6 +570,12 @@ class Evaluation:
             c = FIELD_NAMES[name]
             cols[c] = np.asarray(x, float)
             units[c], meaning[c] = unit, doc
+        if "npv_usd" in cols and "npv_without_terminal_value_usd" in cols:
+            # the terminal value as the NPV counts it, named apart from its value at the
+            # horizon (terminal_value_usd), as `econ summary --json` names it
+            c = "terminal_value_pv_usd"
+            cols[c] = cols["npv_usd"] - cols["npv_without_terminal_value_usd"]
+            units[c], meaning[c] = "USD", "the terminal value's present value in the NPV"
         df = pd.DataFrame(cols, index=self.scenarios)
         df.attrs = {"units": units, "meaning": meaning, "data_scenario": self.assumptions.scenario}
         return df
@@ -565,8 +610,26 @@ class Evaluation:
         ``payback_months``, ``irr_annual``, ``profitability_index``, ``totals``,
         ``capacity_limits``, ``physics``, ``rent_vs_buy``, ``monthly``, ... (NaN as None)."""
         if not self.overrides and self.results.totals is not None and self._every_path:
-            return _headline.headline(self.assumptions, self.results)
-        return _headline.headline(self.scenario(0))
+            h = _headline.headline(self.assumptions, self.results)
+        else:
+            h = _headline.headline(self.scenario(0))
+        if isinstance(h.get("totals"), dict):  # the names before version 4 still read
+            h["totals"] = _Renamed(h["totals"], _headline.TOTAL_NAMES)
+        return h
+
+
+class _Renamed(dict):
+    """A dict that also answers to the names a figure had before (old name -> new name), while
+    holding and printing the new names only."""
+
+    def __init__(self, items, old: Mapping[str, str]):
+        super().__init__(items)
+        self._old = dict(old)
+
+    def __missing__(self, key):
+        if key in self._old and self._old[key] in self:
+            return self[self._old[key]]
+        raise KeyError(key)
 
 
 def evaluate(
@@ -769,9 +832,10 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     """One-way sensitivity (docs/model.md, section 7): every key of sensitivity.csv at its
     low and at its high with the others at base, for npv, payback_months and irr_annual.
 
-    Columns: output, output_unit, variable, unit (of low, high and base), low, high, base,
+    Columns: output, output_unit, key, unit (of low, high and base), low, high, base,
     output_base, output_low, output_high, change_low, change_high and swing (in output_unit;
-    no payback counts as the horizon in the swing), sorted by swing within each output."""
+    no payback counts as the horizon in the swing), sorted by swing within each output. (The
+    key column was named ``variable`` before version 4.)"""
     _check_assumptions(a, "tornado")
     from econ.sensitivity import run
 
@@ -780,9 +844,9 @@ def tornado(a: Assumptions) -> pd.DataFrame:
 
 def tornado_frame(engine: pd.DataFrame) -> pd.DataFrame:
     """The engine's tornado as :func:`tornado` returns it (and ``econ sensitivity tornado
-    --csv`` writes it): with its units."""
-    df = _outputs(engine)
-    df.insert(df.columns.get_loc("variable") + 1, "unit", df["variable"].map(key_unit))
+    --csv`` writes it): with its units, the key column named ``key`` as in every table."""
+    df = _outputs(engine).rename(columns=KEY_COLUMN)
+    df.insert(df.columns.get_loc("key") + 1, "unit", df["key"].map(key_unit))
     df = _with_units(df, {})
     out = ("output_base", "output_low", "output_high", "change_low", "change_high", "swing")
     df.attrs["unit_columns"] = {
@@ -828,10 +892,15 @@ class MonteCarlo:
         penalised-spline regression estimator), its bootstrap standard error evppi_se_usd,
         share_of_evpi, reason (why an EVPPI is exactly 0: the same option is best at every
         value of the key, or the model does not read it), edf (the spline's effective degrees
-        of freedom); largest first. attrs: ``evpi``, ``evpi_se``, ``samples``, ``options_usd``
-        (each decision option's mean NPV).
-    evpi : the expected value of perfect information on every input [USD].
-    fan : index month, P10, P50, P90 [USD]: cumulative cash by month over all samples.
+        of freedom); largest first. attrs: ``evpi_usd``, ``evpi_se_usd``, ``samples``,
+        ``decision_options_usd`` (each decision option's mean NPV), ``best_option``.
+    evpi_usd : the expected value of perfect information on every input [USD];
+        evpi_se_usd its standard error.
+    decision_options_usd : each decision option's mean NPV [USD]; best_option the best.
+    cumulative_cash_fan : index month, P10, P50, P90 [USD]: cumulative cash by month over
+        all samples.
+    Each is named as ``econ sensitivity montecarlo --json`` names it; ``evpi`` and ``fan``
+    (the names before version 4) still work.
     payback_by_month : index month, share (P(payback <= month)) and its standard_error.
     convergence : the mean NPV over the first 1, 2, 4, ... samples and all: n, defined
         [samples], mean, standard_error [USD].
@@ -847,8 +916,8 @@ class MonteCarlo:
 
     statistics: pd.DataFrame
     value_of_information: pd.DataFrame
-    evpi: float
-    fan: pd.DataFrame
+    evpi_usd: float
+    cumulative_cash_fan: pd.DataFrame
     payback_by_month: pd.DataFrame
     convergence: pd.DataFrame
     histograms: dict[str, pd.DataFrame]
@@ -859,6 +928,19 @@ class MonteCarlo:
     sampled: tuple[str, ...]
     unread: tuple[str, ...]
     raw: dict
+    evpi_se_usd: float = float("nan")
+    decision_options_usd: dict = field(default_factory=dict)
+    best_option: str | None = None
+
+    @property
+    def evpi(self) -> float:
+        """The name of :attr:`evpi_usd` before version 4."""
+        return self.evpi_usd
+
+    @property
+    def fan(self) -> pd.DataFrame:
+        """The name of :attr:`cumulative_cash_fan` before version 4."""
+        return self.cumulative_cash_fan
 
     @property
     def probability_npv_positive(self) -> float:
@@ -917,8 +999,8 @@ def monte_carlo(
     return MonteCarlo(
         statistics=f["statistics"],
         value_of_information=f["value_of_information"],
-        evpi=float(mc["evpi_usd"]),
-        fan=f["fan"],
+        evpi_usd=float(mc["evpi_usd"]),
+        cumulative_cash_fan=f["cumulative_cash_fan"],
         payback_by_month=f["payback_by_month"],
         convergence=f["convergence"],
         histograms=f["histograms"],
@@ -929,6 +1011,9 @@ def monte_carlo(
         sampled=tuple(mc["problem"].names),
         unread=tuple(mc["unread"]),
         raw=mc,
+        evpi_se_usd=float(mc["evpi_se_usd"]),
+        decision_options_usd=dict(mc["options"]),
+        best_option=mc.get("best_option"),
     )
 
 
@@ -970,13 +1055,15 @@ def monte_carlo_frames(mc: dict) -> dict[str, Any]:
     stats = statistics_frame(mc["stats"]).set_index(["output", "statistic"])
     usd = output_unit("npv_usd")
     voi = voi_frame(mc["evppi"])
-    voi.attrs["evpi"] = float(mc["evpi_usd"])
-    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
+    voi.attrs["evpi_usd"] = float(mc["evpi_usd"])
+    voi.attrs["evpi_se_usd"] = float(mc["evpi_se_usd"])
     voi.attrs["samples"] = int(mc["n"])
-    voi.attrs["options_usd"] = dict(mc["options"])
-    voi.attrs["evpi_se"] = float(mc["evpi_se_usd"])
-    voi.attrs["samples"] = int(mc["n"])
-    voi.attrs["options_usd"] = dict(mc["options"])
+    voi.attrs["decision_options_usd"] = dict(mc["options"])
+    voi.attrs["best_option"] = mc.get("best_option")
+    # the names before version 4
+    voi.attrs["evpi"] = voi.attrs["evpi_usd"]
+    voi.attrs["evpi_se"] = voi.attrs["evpi_se_usd"]
+    voi.attrs["options_usd"] = voi.attrs["decision_options_usd"]
     fan = _with_units(mc["fan"], {"P10": usd, "P50": usd, "P90": usd, "month": None}).set_index(
         "month"
     )
@@ -1011,7 +1098,7 @@ def monte_carlo_frames(mc: dict) -> dict[str, Any]:
     return {
         "statistics": stats,
         "value_of_information": voi,
-        "fan": fan,
+        "cumulative_cash_fan": fan,
         "payback_by_month": by_month,
         "convergence": conv,
         "histograms": histograms,
@@ -1042,8 +1129,9 @@ def sobol_indices(
     metric : "npv" or "payback" (no payback counts as the horizon).
     workers : processes evaluating the samples.
 
-    Columns: output, variable, S1, S1_low, S1_high, ST, ST_low, ST_high (shares of the
-    output's variance, unit "-"), note; largest total index first. A key the payback model
+    Columns: output, key, S1, S1_low, S1_high, ST, ST_low, ST_high (shares of the
+    output's variance, unit "-"), note; largest total index first (the key column was named
+    ``variable`` before version 4). A key the payback model
     does not read has indices of exactly 0 and says so in note.
     """
     _check_assumptions(a, "sobol_indices")
@@ -1061,8 +1149,8 @@ def sobol_indices(
 
 
 def sobol_frame(engine: pd.DataFrame) -> pd.DataFrame:
-    """The engine's Sobol indices with their units."""
-    return _with_units(engine, SOBOL_UNITS)
+    """The engine's Sobol indices with their units, the key column named ``key``."""
+    return _with_units(engine.rename(columns=KEY_COLUMN), SOBOL_UNITS)
 
 
 def breakeven_table(a: Assumptions, target: str = "npv") -> pd.DataFrame:

@@ -39,6 +39,7 @@ from econ.limits import (
 )
 
 EXIT_BAD_INPUT = 2
+EXIT_NO_ANSWER = 1  # goal-seek or optimize: no value in the range reaches the target
 
 # Bounds of the numeric options (README, "Commands"): econ/limits.py
 MESSAGE_CHARS = 2_000  # an error line is cut beyond this
@@ -164,7 +165,17 @@ def _one_line(message: str) -> str:
     return shown(message, MESSAGE_CHARS)
 
 
+def _verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say on stderr which data folder is used every time (without it, the note that "
+        "the bundled data is used comes once per shell session)",
+    )
+
+
 def _common(p: argparse.ArgumentParser) -> None:
+    _verbose(p)
     p.add_argument(
         "--data",
         metavar="DIR",
@@ -467,6 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _data_and_set(p: argparse.ArgumentParser) -> None:
     """--data and --set (for a command that names its scenarios itself)."""
+    _verbose(p)
     p.add_argument(
         "--data",
         metavar="DIR",
@@ -599,15 +611,48 @@ def resolve(args: argparse.Namespace) -> Assumptions:
 
 
 def _load_data(args: argparse.Namespace) -> Assumptions:
+    verbose = getattr(args, "verbose", False)
     if args.data:
+        if verbose:
+            note(f"econ: using the data in {args.data}")
         return load(args.data)
     if (Path("data") / "assumptions.csv").is_file():
+        if verbose:
+            note("econ: using the data in ./data")
         return load(Path("data"))
-    print(
-        f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})",
-        file=sys.stderr,
-    )
+    if verbose or _first_in_session("bundled-data"):
+        note(f"econ: no ./data here; using the bundled default data ({bundled_data_dir()})")
     return load(None)
+
+
+def _first_in_session(what: str) -> bool:
+    """True the first time this shell session asks (then never again in it): a marker file
+    per session (its leader's process id and start time) in a folder of this user's under
+    the temporary folder. Where there is no session to tell (no os.getsid) or the marker
+    cannot be written, always True: the note is shown rather than lost."""
+    try:
+        sid = os.getsid(0)
+    except (AttributeError, OSError):
+        return True
+    try:
+        with open(f"/proc/{sid}/stat", encoding="ascii") as fh:  # the leader's start time
+            started = fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        started = "0"
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = Path(tempfile.gettempdir()) / f"econ-{uid}"
+    marker = folder / f"{what}-{sid}-{started}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or folder.stat().st_uid != uid:
+            return True
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _apply(a: Assumptions, scenario: str | None, overrides: list[str]) -> Assumptions:
@@ -769,16 +814,13 @@ def cmd_validate(args) -> int:
     """Every check `econ report` runs, on the data, and on each scenario when none is named."""
     base = _load_data(args)
     a = _apply(base, args.scenario, args.overrides)
-    _check_like_report(a)
-    if not args.json:
-        print(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else ""))
-        for fi in a.files:
-            print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
-        print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
-    names = []
-    if not args.scenario:
-        names = base.scenario_names()
-        for name in names:
+    names = [] if args.scenario else base.scenario_names()
+    with bars() as phase:
+        done = phase("Checking the data and each scenario", "cases", total=len(names) + 1)
+        _check_like_report(a)
+        for i, name in enumerate(names, start=1):
+            if done is not None:
+                done(i, len(names) + 1)
             path = base.data_dir / "scenarios" / f"{name}.csv"
             try:
                 check_scenario_name(name)
@@ -791,8 +833,17 @@ def cmd_validate(args) -> int:
                 _check_like_report(_apply(base, name, args.overrides))
             except AssumptionError as exc:
                 raise AssumptionError(f"scenario {name}: {exc}") from None
-        if names and not args.json:
-            print(f"  scenarios checked: {', '.join(names)}")
+        if done is not None:
+            done(len(names) + 1, len(names) + 1)
+    if not args.json:
+        from econ.report.terminal import wrap
+
+        print(wrap(f"econ: loaded {a.data_dir}" + (" (bundled defaults)" if a.bundled else "")))
+        for fi in a.files:
+            print(f"  {fi.name:<32} {fi.rows:>4} rows  sha256 {fi.sha256[:12]}")
+        print(f"  {len(a.values)} keys; scenario {a.scenario}; {len(a.overrides)} override(s)")
+        if names:
+            print(wrap(f"  scenarios checked: {', '.join(names)}", indent="    "))
     if args.json:
         doc = {
             "ok": True,
@@ -826,8 +877,11 @@ def cmd_summary(args) -> int:
     from econ.headline import headline
     from econ.report.summary import text
 
-    a = resolve(args)
-    h = headline(a)
+    with bars() as phase:
+        phase("Checking the data", "")
+        a = resolve(args)
+        phase("The headline: the NPV on each basis and the best size at the rate", "")
+        h = headline(a)
     if args.json:
         print(json.dumps(h, indent=1))
     else:
@@ -867,7 +921,7 @@ def cmd_report(args) -> int:
                 sobol_n=args.sobol_samples,
                 seed=args.seed,
                 workers=args.workers,
-                phase=phase,
+                phase=_phases(phase, args.samples),
             )
         phase("Writing the workbook", "")
         path = write_report(
@@ -968,29 +1022,50 @@ def cmd_capacity(args) -> int:
 def cmd_goal_seek(args) -> int:
     from econ.sensitivity.breakeven import goal_seek_key
 
-    a = resolve(args)
-    res = goal_seek_key(
-        a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
-    )
+    with bars() as phase:
+        phase("Checking the data", "")
+        a = resolve(args)
+        phase(f"Goal seek of {args.key}", "")
+        res = goal_seek_key(
+            a, args.key, target=args.target, low=args.low, high=args.high, hold=args.hold
+        )
     if args.json:
         from econ.headline import clean
 
-        print(json.dumps(clean(res.__dict__), indent=1))
+        print(json.dumps(clean({**res.__dict__, "reached": res.reached}), indent=1))
     else:
         from econ.report import cli_text
 
-        print(cli_text.goal_seek(res, args.key))
-    return 0
+        print(
+            cli_text.goal_seek(
+                res, args.key, a.num("contract.term_months"), a.num("horizon.months")
+            )
+        )
+    return 0 if res.reached else EXIT_NO_ANSWER
 
 
+# each analysis's phase on the terminal: (label, what it counts, the label of what follows
+# the count)
 PHASES = {
-    "montecarlo": ("Monte Carlo", "samples"),
-    "sobol": ("Sobol", "evaluations"),
-    "grid": ("Grids", "points"),
-    "breakeven": ("Break-even", "keys"),
-    "tornado": ("Tornado", ""),
-    "grid-mc": ("Fleet-plan grid Monte Carlo", "samples"),
+    "montecarlo": ("Monte Carlo", "samples", "Statistics and value of information"),
+    "sobol": ("Sobol", "evaluations", "Sobol indices and their intervals"),
+    "grid": ("Grids", "points", None),
+    "breakeven": ("Break-even", "keys", None),
+    "tornado": ("Tornado", "", None),
+    "grid-mc": ("Fleet-plan grid Monte Carlo", "samples", None),
 }
+
+
+def _phases(bars, samples: int | None = None):
+    """The progress factory of the analyses: each phase by its label, the Monte Carlo's bar
+    with its total from the start (the samples asked for) and a spinner for what follows."""
+    follow = {label: then for label, _, then in PHASES.values()}
+
+    def phase(what: str, unit: str):
+        total = samples if what == "Monte Carlo" else None
+        return bars(what, unit, total=total, then=follow.get(what))
+
+    return phase
 
 
 def _anchors(a) -> dict:
@@ -1020,7 +1095,9 @@ def cmd_sensitivity(args) -> int:
             samples=args.samples,
             seed=args.seed,
             metric=args.metric,
-            progress=phase(*PHASES.get(args.analysis, (args.analysis, ""))),
+            progress=_phases(phase, args.samples or 20_000)(
+                *PHASES.get(args.analysis, (args.analysis, "", None))[:2]
+            ),
             workers=args.workers,
             samples_csv=args.samples_csv,
         )
@@ -1028,12 +1105,13 @@ def cmd_sensitivity(args) -> int:
         voi = api.voi_frame(res["evppi"])
         doc = {
             "samples": res["n"],
+            "seed": args.seed,
             "statistics": res["stats"].to_dict(orient="records"),
             "evpi_usd": res["evpi_usd"],
             "evpi_se_usd": res["evpi_se_usd"],
             "evppi_usd": dict(zip(voi["key"], voi["evppi_usd"], strict=True)),
             "evppi_se_usd": dict(zip(voi["key"], voi["evppi_se_usd"], strict=True)),
-            "evppi": voi.to_dict(orient="records"),
+            "value_of_information": voi.to_dict(orient="records"),
             "decision_options_usd": res["options"],
             "best_option": res["best_option"],
             "payback_by_month": res["payback_by_month"].to_dict(orient="records"),
@@ -1048,13 +1126,15 @@ def cmd_sensitivity(args) -> int:
         }
         frame = api.statistics_frame(res["stats"])
     else:
-        doc = res.to_dict(orient="records")
         frame = {
             "tornado": api.tornado_frame,
             "grid": api.grids_frame,
             "sobol": api.sobol_frame,
             "breakeven": api.breakeven_frame,
         }.get(args.analysis, lambda df: df)(res)  # an added analysis prints its own frame
+        # the JSON names its columns as the API and the CSV do, without the units by row
+        units = set(frame.attrs.get("unit_columns", {}).values())
+        doc = frame.drop(columns=[c for c in units if c in frame.columns]).to_dict(orient="records")
     if args.samples_csv:
         path = Path(args.samples_csv)
         if path.is_file():
@@ -1158,7 +1238,11 @@ def cmd_compare(args) -> int:
     scenarios = [_apply(base, None if n == BASE_SCENARIO else n, args.overrides) for n in names]
     output_folder(Path(args.out))  # refuse a bad --out before evaluating
     with bars() as phase:
-        c = compare(scenarios, workers=_all_workers(args), progress=phase("Scenarios", "scenarios"))
+        c = compare(
+            scenarios,
+            workers=_all_workers(args),
+            progress=phase("Scenarios", "scenarios", total=len(scenarios)),
+        )
     run_time = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     facts = f"Data: {path_text(base.data_dir)}" + (" (bundled defaults)" if base.bundled else "")
     if args.overrides:
@@ -1189,7 +1273,10 @@ def cmd_platforms(args) -> int:
         _check_budget(a, args.budget)
     with bars() as phase:
         df = platforms(
-            a, args.budget, workers=_all_workers(args), progress=phase("Platforms", "platforms")
+            a,
+            args.budget,
+            workers=_all_workers(args),
+            progress=phase("Platforms", "platforms", total=len(a.platforms())),
         )
     answer = platforms_sentence(df)
     if args.json:
@@ -1257,7 +1344,7 @@ def cmd_sweep(args) -> int:
 def cmd_optimize(args) -> int:
     from econ.decisions import optimize
     from econ.headline import clean
-    from econ.report.compare import optimum_text
+    from econ.report.compare import optimum_found, optimum_text
 
     a = resolve(args)
     with bars() as phase:
@@ -1271,20 +1358,47 @@ def cmd_optimize(args) -> int:
             hold=args.hold,
             progress=phase("Optimisation grid", "values"),
         )
+    contract = _contract_at(a, args.key, o.value, args.hold)
     if args.json:
         doc = {
             **o.range.__dict__,
             **{k: v for k, v in o.__dict__.items() if k not in ("range", "curve")},
+            "found": optimum_found(o),
+            **contract,
             "curve": o.curve.to_dict(orient="records"),
         }
         print(json.dumps(clean(doc), indent=1))
     else:
-        show(*optimum_text(o))
-    return 0
+        show(*optimum_text(o, contract))
+    return 0 if optimum_found(o) else EXIT_NO_ANSWER
+
+
+def _contract_at(a: Assumptions, key: str, value: float, hold: str) -> dict:
+    """Where ``key`` sizes the contract (contract.mw, contract.term_months): the contract's
+    value and its rate per MW-month at ``value`` (the value moving with the size at the rate,
+    or held with --hold value), and the current ones; else nothing."""
+    from econ.model import SIZE_KEYS, at_rate
+
+    if key not in SIZE_KEYS or not math.isfinite(value):
+        return {}
+    mw = value if key == "contract.mw" else a.num("contract.mw")
+    term = value if key == "contract.term_months" else a.num("contract.term_months")
+    if hold == "rate":
+        worth = float(at_rate(a, key, [value])["contract.value_usd"][0])
+    else:
+        worth = a.num("contract.value_usd")
+    return {
+        "hold": hold,
+        "contract_value_at_optimum_usd": worth,
+        "contract_rate_at_optimum_usd_per_mw_month": worth / (mw * term),
+        "contract_value_usd": a.num("contract.value_usd"),
+        "contract_rate_usd_per_mw_month": a.num("contract.value_usd")
+        / (a.num("contract.mw") * a.num("contract.term_months")),
+    }
 
 
 def cmd_explain(args) -> int:
-    from econ.explain import explain, text, waterfall_png
+    from econ.explain import explain, shown, waterfall_png
     from econ.headline import clean
 
     a = resolve(args)
@@ -1295,7 +1409,9 @@ def cmd_explain(args) -> int:
     else:
         ref, name = load(None), "the bundled data"
     case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
-    e = explain(a, ref, reference_name=name, case_name=case)
+    with bars() as phase:
+        phase("Shapley values of the changed keys", "")
+        e = explain(a, ref, reference_name=name, case_name=case)
     if args.png:
         png = Path(args.png)
         try:
@@ -1305,7 +1421,7 @@ def cmd_explain(args) -> int:
     if args.json:
         print(json.dumps(clean(e.to_dict()), indent=1))
     else:
-        print(text(e))
+        show(*shown(e))
     if args.png:
         print(f"econ: wrote {args.png}", file=sys.stderr)
     return 0
@@ -1313,7 +1429,7 @@ def cmd_explain(args) -> int:
 
 def cmd_keys(args) -> int:
     from econ.headline import clean
-    from econ.keys import key_table, text
+    from econ.keys import key_table, shown
 
     a = resolve(args)
     df = key_table(a, args.pattern)
@@ -1326,7 +1442,7 @@ def cmd_keys(args) -> int:
     if args.json:
         print(json.dumps(clean(df.to_dict(orient="records")), indent=1))
     else:
-        print(text(df))
+        show(*shown(df))
     return 0
 
 

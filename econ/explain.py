@@ -286,56 +286,88 @@ def explain(
 
 
 def text(e: Explanation) -> str:
-    """The explanation as a table with a headline."""
-    from econ.report.summary import usd
+    """The explanation as a headline and a table fitted to the terminal, every figure in its
+    unit (econ.formatting): before and after in the key's unit, shares in money, payback in
+    months. The notes (columns left out) are :func:`shown`'s."""
+    return shown(e)[0]
 
-    def months(x: float) -> str:
-        return "none" if not np.isfinite(x) else f"{x:.1f}"
+
+def shown(e: Explanation) -> tuple[str, list[str]]:
+    """The text of :func:`text` and its notes for stderr (the columns left out to fit)."""
+    from econ.formatting import money, months
+    from econ.report import terminal as t
+    from econ.report.terminal import Column
+
+    def signed(x: float) -> str:
+        return ("+" if x >= 0 else "") + money(x)
+
+    def when(x: float) -> str:
+        if not np.isfinite(x):
+            return "none within the horizon"
+        return "never cash-negative (month 0)" if x == 0 else f"month {months(x)}"
+
+    def months_change(x: float) -> str:
+        return "-" if not np.isfinite(x) else ("+" if x >= 0 else "") + months(x)
 
     lines = [
-        f"From {e.reference} to {e.case}: NPV {usd(e.npv_before)} -> {usd(e.npv_after)} "
-        f"({'+' if e.npv_change >= 0 else ''}{usd(e.npv_change)}); payback month "
-        f"{months(e.payback_before)} -> {months(e.payback_after)}.",
-        e.note + ".",
+        t.wrap(
+            f"From {e.reference} to {e.case}: NPV {money(e.npv_before)} -> {money(e.npv_after)} "
+            f"({signed(e.npv_change)}); payback {when(e.payback_before)} -> "
+            f"{when(e.payback_after)}."
+        ),
+        t.wrap(e.note + "."),
     ]
     if e.table.empty:
-        return "\n".join(lines)
+        return "\n".join(lines), []
     rows = []
     for r in e.table.itertuples(index=False):
-        share = usd(r.npv_share_usd) + (
-            f" +/- {usd(r.npv_share_se_usd)}" if r.npv_share_se_usd > 0 else ""
-        )
         rows.append(
             {
                 "key": r.key,
-                "before": _show(r.before),
-                "after": _show(r.after),
-                "NPV share": share,
-                "one at a time": usd(r.npv_one_at_a_time_usd),
-                "payback share [months]": "-"
-                if not np.isfinite(r.payback_share_months)
-                else f"{r.payback_share_months:+.2f}",
+                "before": _show(r.before, r.key),
+                "after": _show(r.after, r.key),
+                "share": signed(r.npv_share_usd)
+                + (f" +/- {money(r.npv_share_se_usd)}" if r.npv_share_se_usd > 0 else ""),
+                "alone": signed(r.npv_one_at_a_time_usd),
+                "payback": months_change(r.payback_share_months),
             }
         )
-    total = e.table["npv_share_usd"].sum()
     rows.append(
         {
             "key": "total",
             "before": "",
             "after": "",
-            "NPV share": usd(total),
-            "one at a time": usd(e.table["npv_one_at_a_time_usd"].sum()),
-            "payback share [months]": "-"
-            if not np.isfinite(e.table["payback_share_months"]).all()
-            else f"{e.table['payback_share_months'].sum():+.2f}",
+            "share": signed(e.table["npv_share_usd"].sum()),
+            "alone": signed(e.table["npv_one_at_a_time_usd"].sum()),
+            "payback": months_change(
+                e.table["payback_share_months"].sum()
+                if np.isfinite(e.table["payback_share_months"]).all()
+                else np.nan
+            ),
         }
     )
-    lines.append(pd.DataFrame(rows).to_string(index=False))
-    return "\n".join(lines)
+    cols = [
+        Column("key", kind="key"),
+        Column("before", priority=2),
+        Column("after", priority=1),
+        Column("share", "NPV share"),
+        Column("alone", "NPV one at a time", priority=3),
+        Column("payback", "payback share [months]", priority=4),
+    ]
+    table, dropped = t.table(pd.DataFrame(rows), cols)
+    note = t.dropped_note(dropped)
+    return "\n".join([*lines, table]), [note] if note else []
 
 
-def _show(v: float | str) -> str:
-    return v if isinstance(v, str) else f"{float(v):.6g}"
+def _show(v: float | str, key: str | None = None) -> str:
+    """A key's value as text: in its unit (econ.formatting) where the key is known."""
+    if isinstance(v, str):
+        return v
+    if key is not None:
+        from econ.formatting import key_value
+
+        return key_value(key, float(v))
+    return f"{float(v):.6g}"
 
 
 def shares_sentence(e: Explanation, limit: int = 8) -> str:
@@ -345,7 +377,8 @@ def shares_sentence(e: Explanation, limit: int = 8) -> str:
     if e.table.empty:
         return f"No assumption differs from {e.reference}."
     parts = [
-        f"{r.key} {_show(r.before)} -> {_show(r.after)} ({'+' if r.npv_share_usd >= 0 else ''}"
+        f"{r.key} {_show(r.before, r.key)} -> {_show(r.after, r.key)} "
+        f"({'+' if r.npv_share_usd >= 0 else ''}"
         f"{usd(r.npv_share_usd)})"
         for r in e.table.head(limit).itertuples(index=False)
     ]

@@ -66,6 +66,12 @@ MONTHLY_FIELDS = {
 }
 
 
+# a total of the model -> its name in the JSON, where the two differ: the ultrafast tokens'
+# revenue at their price, before the standard and fast revenue they replace, is the gross
+# beside api_revenue_usd, the net ultrafast API revenue
+TOTAL_NAMES = {"api_ultrafast_revenue_usd": "api_gross_revenue_usd"}
+
+
 def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
     """The served model's speeds and costs on every platform the money reads (sections 0.1,
     V4.3, V4.4): served speeds by tier, the per-user ceilings, the value of a token crossing the
@@ -319,7 +325,10 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "npv_usd": float(r.npv[0]),
         "npv_without_terminal_value_usd": float(r.npv_without_terminal_value[0]),
         "npv_at_term_usd": float(r.npv_at_term[0]),
+        # the terminal value at the horizon (undiscounted), and as the NPV counts it: its
+        # present value, 0 where finance.terminal_value = 0 (named apart: docs/api.md)
         "terminal_value_usd": float(r.terminal_value[0]),
+        "terminal_value_pv_usd": float(r.npv[0] - r.npv_without_terminal_value[0]),
         "terminal_value_included": bool(a.num("finance.terminal_value")),
         "irr_annual": float(r.irr_annual[0]),
         # why there is no IRR (None where there is one): docs/model.md, section 6
@@ -354,7 +363,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "ultrafast_adoption_wanted": float(r.ultrafast_adoption_wanted[0]),
         "simple_breakeven_pro_users": simple["pro_users"],
         "simple_breakeven_share_of_mau": simple["share_of_mau"],
-        "totals": {k: float(v[0]) for k, v in r.totals.items()},
+        "totals": {TOTAL_NAMES.get(k, k): float(v[0]) for k, v in r.totals.items()},
         "capacity_limits": capacity_limits(a, r),
         "physics": physics_check(a, r),
         "rent_vs_buy": rb,

@@ -507,7 +507,12 @@ def irr_note_of(r) -> list[str | None]:
 
 @dataclass(frozen=True)
 class GoalSeek:
-    """The value of a key at which a target function crosses zero."""
+    """The value of a key at which a target function crosses zero.
+
+    value : None where no value in the range gets there (``message`` says why); then
+    ``side`` is "above" or "below" where the target stays on one side of zero over the range,
+    and ``target_range`` the lowest and highest target values found (in the target's unit:
+    USD for NPV, months for payback minus the term)."""
 
     key: str
     target: str
@@ -515,6 +520,23 @@ class GoalSeek:
     bracket: tuple[float, float]
     base: float
     message: str
+    side: str | None = None
+    target_range: tuple[float, float] | None = None
+
+    @property
+    def reached(self) -> bool:
+        """Whether a value in the range reaches the target."""
+        return self.value is not None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _target_text(target: str, x: float) -> str:
+    """A value of the goal seek's target, by its unit: NPV in money, a payback in months."""
+    from econ.formatting import money, months
+
+    return money(x) if target.lower().startswith("npv") else f"{months(x)} months"
 
 
 def goal_seek(
@@ -547,15 +569,21 @@ def goal_seek(
         if finite[i] and finite[i + 1] and sgn[i] * sgn[i + 1] < 0:
             cands.append((min(abs(xs[i] - base), abs(xs[i + 1] - base)), xs[i], xs[i + 1]))
     if not cands:
+        from econ.formatting import key_value
+
         side = "above" if np.nanmin(ys) > 0 else "below"
+        y0, y1 = float(np.nanmin(ys)), float(np.nanmax(ys))
         return GoalSeek(
             key,
             target,
             None,
             (lo, hi),
             base,
-            f"no value of {key} in [{lo:g}, {hi:g}] brings {target} to zero: it stays {side} zero "
-            f"(from {np.nanmin(ys):,.4g} to {np.nanmax(ys):,.4g})",
+            f"no value of {key} from {key_value(key, lo)} to {key_value(key, hi)} brings "
+            f"{target} to zero: it stays {side} zero ({_target_text(target, y0)} to "
+            f"{_target_text(target, y1)})",
+            side,
+            (y0, y1),
         )
     _, a, b = min(cands)
     if a == b:
@@ -564,4 +592,8 @@ def goal_seek(
         root = brentq(
             lambda x: float(f(np.array([x]))[0]), a, b, xtol=1e-12 * max(1.0, abs(a)), rtol=1e-10
         )
-    return GoalSeek(key, target, root, (lo, hi), base, f"{target} is zero at {key} = {root:.6g}")
+    from econ.formatting import key_value
+
+    return GoalSeek(
+        key, target, root, (lo, hi), base, f"{target} is zero at {key} = {key_value(key, root)}"
+    )

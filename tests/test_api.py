@@ -320,12 +320,12 @@ def test_sobol_indices_refuses_an_unknown_metric(base):
 def test_tornado_and_grids(base):
     t = econ.sensitivity.tornado(base)
     assert set(t["output"]) == {"npv_usd", "payback_months", "irr_annual"}
-    check_units(t, {"output", "output_unit", "variable", "unit"})
+    check_units(t, {"output", "output_unit", "key", "unit"})
     assert (
         t["output_unit"]
         == t["output"].map({"npv_usd": "USD", "payback_months": "months", "irr_annual": "1/yr"})
     ).all()
-    row = t[(t["output"] == "npv_usd") & (t["variable"] == VALUE)].iloc[0]
+    row = t[(t["output"] == "npv_usd") & (t["key"] == VALUE)].iloc[0]
     assert row["unit"] == "USD" and row["base"] == 10e9
     g = econ.sensitivity.grids(base)
     check_units(g, {"grid", "x_key", "x_unit", "y_key", "y_unit"})
@@ -349,12 +349,13 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
     stat = {(s["output"], s["statistic"]): s["value"] for s in cli["statistics"]}
     assert mc.probability_npv_positive == stat[("npv_usd", "P(NPV > 0)")]
     assert mc.probability_payback_within_term == stat[("payback_months", "P(payback <= term)")]
-    np.testing.assert_allclose(mc.evpi, cli["evpi_usd"], **TIGHT)
+    np.testing.assert_allclose(mc.evpi_usd, cli["evpi_usd"], **TIGHT)
+    assert mc.evpi == mc.evpi_usd and mc.fan is mc.cumulative_cash_fan  # the names before v4
     assert mc.statistics.loc[("npv_usd", "P50"), "unit"] == "USD"
     assert mc.statistics.loc[("npv_usd", "P(NPV > 0)"), "unit"] == "share"
     H = int(base["horizon.months"])
-    assert mc.fan.index.tolist() == list(range(1, H + 1))
-    check_units(mc.fan)
+    assert mc.cumulative_cash_fan.index.tolist() == list(range(1, H + 1))
+    check_units(mc.cumulative_cash_fan)
     check_units(mc.payback_by_month)
     check_units(mc.convergence)
     check_units(mc.value_of_information, {"key", "reason"})
@@ -373,10 +374,8 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
 
 def test_sobol_and_breakeven_tables(base):
     s = econ.sensitivity.sobol_indices(base, 16, 3)
-    check_units(s, {"output", "variable", "note"})
-    assert set(s["output"]) == {"npv_usd"} and set(s["variable"]) == {
-        x.key for x in base.sensitivity
-    }
+    check_units(s, {"output", "key", "note"})
+    assert set(s["output"]) == {"npv_usd"} and set(s["key"]) == {x.key for x in base.sensitivity}
     b = econ.sensitivity.breakeven_table(base)
     check_units(b, {"key", "unit", "message"})
     assert b.attrs["unit_columns"]["breakeven"] == "unit"

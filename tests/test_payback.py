@@ -124,7 +124,8 @@ def test_goal_seek_finds_the_root_and_reports_none_clearly():
     r = goal_seek(lambda x: x**2 + 1.0, -3.0, 3.0, base=0.0, key="x", target="NPV")
     assert (
         r.value is None
-        and "no value of x in [-3, 3] brings NPV to zero: it stays above zero" in r.message
+        and "no value of x from -3 to 3 brings NPV to zero: it stays above zero ($1.00 to $10.00)"
+        in r.message
     )
 
 

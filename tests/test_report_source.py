@@ -50,7 +50,9 @@ def test_a_report_from_changed_assumptions_explains_the_change(tmp_path, base):
     assert "Explain" in wb.sheetnames
     rows = {r[0]: r[1] for r in wb["Cover"].iter_rows(values_only=True) if r[0]}
     line = rows["Differs from the bundled data"]
-    assert "plans.pro.price_usd_month 200 -> 250" in line and "contract.mw 750 -> 600" in line
+    # each value in its key's unit (econ.formatting)
+    assert "plans.pro.price_usd_month $200.00 -> $250.00" in line
+    assert "contract.mw 750.0 -> 600.0" in line
     summary = path.with_name("summary.md").read_text(encoding="utf-8")
     assert line in summary and "explain_npv.png" in summary
     assert path.with_name("explain_npv.png").stat().st_size > 0

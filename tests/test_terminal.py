@@ -57,11 +57,48 @@ def env(**extra) -> dict:
         (12_345.0, "$12.3k"),
         (0.534, "$0.53"),
         (999.996e6, "$1.00B"),  # rounds up into the next unit, never "$1,000.0M"
+        (2.3289e13, "$23.29T"),
+        (0.0, "$0"),
         (float("nan"), "-"),
     ],
 )
 def test_money(x, text):
     assert t.money(x) == text
+
+
+@pytest.mark.parametrize(
+    "x, kind, text",
+    [
+        (0.123, "share", "12.3%"),
+        (0.00042, "share", "0.042%"),
+        (0.1, "rate", "10.0%"),
+        (14.25, "months", "14.2"),
+        (0.0, "payback", "never <0"),
+        (float("nan"), "payback", "none"),
+        (32.61, "payback", "32.6"),
+        (2.3289e13, "count", "23.29T"),
+        (900_000, "count", "900,000"),
+        (750.0, "speed", "750"),
+        (432.26, "mw", "432.3"),
+        (0.168, "ratio", "0.168x"),
+        (1.9712, "index", "1.97"),
+        (1.5e-7, "number", "0.00000015"),
+        (4.2e20, "number", "420,000,000.00T"),
+    ],
+)
+def test_one_formatter_by_kind_never_in_scientific_notation(x, kind, text):
+    assert econ.formatting.fmt(x, kind) == text
+
+
+def test_a_key_s_value_in_its_unit():
+    f = econ.formatting
+    assert f.key_value("contract.value_usd", 1e10) == "$10.00B"
+    assert f.key_value("api.ultrafast_tokens_per_month", 2.32885e13) == "23.29T"
+    assert f.key_value("contract.term_months", 30) == "30"  # a whole-number key
+    assert f.key_value("finance.terminal_value", 1) == "yes"  # a 0/1 key
+    assert f.key_quantity("contract.mw", 432.26) == "432.3 MW"
+    assert f.key_quantity("tiers.ultrafast.price_per_mtok_usd", 120) == "$120.00 per 1M tokens"
+    assert f.key_quantity("finance.discount_rate_annual", 0.1) == "10.0% a year"
 
 
 def test_units_by_name_ending_cover_a_field_not_listed_anywhere():
@@ -74,19 +111,15 @@ def test_units_by_name_ending_cover_a_field_not_listed_anywhere():
     assert t.key_kind("tiers.fast.adoption") == "share"
 
 
-def test_one_unit_per_sentence():
+def test_an_amount_reads_the_same_in_every_sentence():
+    """One precision rule for money: version 3 scaled the amounts of a sentence to one unit,
+    so the same NPV read $8.32B in one sentence and $7.445B or $8,320.5M in another."""
     m = t.usd_mark
-    text = t.one_unit(
-        f"NPV {m(433.85e6)}, of which {m(216.52e6)}; over the term alone {m(-1.3e9)}. "
-        f"Rent {m(8.55e9)} ({m(720.72e3, 'per MW-month')}), buying {m(64.31e9)} "
-        f"({m(5.42e6, 'per MW-month')})."
+    assert t.one_unit(f"NPV {m(8.3223e9)}, of which {m(168.0e6)}.") == (
+        "NPV $8.32B, of which $168.0M."
     )
-    assert text == (
-        "NPV $0.43B, of which $0.22B; over the term alone -$1.30B. "
-        "Rent $8.55B ($0.72M), buying $64.31B ($5.42M)."
-    )
-    # a small amount beside a large one: the sentence steps down a unit rather than print $0.00B
-    assert t.one_unit(f"A {m(10e9)} and {m(4.5e6)}.") == "A $10,000.0M and $4.5M."
+    assert t.one_unit(f"A {m(10e9)} and {m(4.5e6)}.") == "A $10.00B and $4.5M."
+    assert m(None) == "n/a"
 
 
 def test_a_table_never_cuts_a_figure_and_drops_the_less_telling_columns():
@@ -113,44 +146,56 @@ SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
 def _check_fits(out: str, width: int) -> None:
     lines = out.splitlines()
     assert lines and max(len(line) for line in lines) <= width, max(lines, key=len)
-    assert not SCIENTIFIC.search(out), SCIENTIFIC.search(out)
+    plain = re.sub(r"sha256 [0-9a-f]+", "", out)  # validate names each file's hash
+    assert not SCIENTIFIC.search(plain), SCIENTIFIC.search(plain)
     assert not re.search(r"(?<![\w.])-?(nan|inf)(?![\w])", out, re.IGNORECASE), out
 
 
-@pytest.mark.parametrize("width", [60, 100])
+# every command that prints, the README's examples among them (econ report and econ init
+# print notes only)
+COMMANDS = [
+    ["summary"],
+    ["validate"],
+    ["capacity"],
+    ["capacity", "--speeds", "340,1000"],
+    ["sensitivity", "tornado"],
+    ["sensitivity", "breakeven"],
+    ["sensitivity", "grid"],
+    ["sensitivity", "montecarlo", "--samples", "2000"],
+    ["sensitivity", "sobol", "--samples", "64"],
+    ["goal-seek", "capacity.backfill_tokens_per_month"],
+    ["goal-seek", "api.ultrafast_tokens_per_month", "--target", "payback"],
+    ["platforms", "--workers", "1"],
+    ["sweep", "contract.mw", "--points", "5", "--workers", "1"],
+    ["sweep", "tiers.ultrafast.tokens_per_s", "--points", "9", "--workers", "1"],
+    ["optimize", "contract.mw", "--workers", "1"],
+    ["explain", "--scenario", "bear"],
+    ["keys"],
+    ["keys", "contract"],
+]
+
+
+@pytest.mark.parametrize("width", [80, 120])
 @pytest.mark.parametrize(
-    "args",
-    [
-        ["summary"],
-        ["capacity"],
-        ["sensitivity", "tornado"],
-        ["sensitivity", "breakeven"],
-        ["sensitivity", "grid"],
-        ["sensitivity", "montecarlo", "--samples", "2000"],
-        ["sensitivity", "sobol", "--samples", "64"],
-        ["goal-seek", "tiers.ultrafast.adoption"],
-        ["platforms", "--workers", "1"],
-        ["sweep", "contract.mw", "--points", "5", "--workers", "1"],
-        ["optimize", "contract.mw", "--workers", "1"],
-    ],
-    ids=lambda a: " ".join(a) if isinstance(a, list) else str(a),
+    "args", COMMANDS, ids=lambda a: " ".join(a) if isinstance(a, list) else str(a)
 )
-def test_every_table_fits_the_width_in_units_never_in_scientific_notation(
+def test_every_command_fits_the_width_in_units_never_in_scientific_notation(
     args, width, capsys, monkeypatch
 ):
     code, out, err = run(args, capsys, width, monkeypatch)
-    assert code == 0, err
+    assert code in (0, 1), err  # 1: a goal seek with no answer, which says so
     _check_fits(out, width)
     assert "econ: wrote" not in out
 
 
-def test_compare_fits_and_says_what_it_wrote_on_stderr(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("width", [80, 120])
+def test_compare_fits_and_says_what_it_wrote_on_stderr(tmp_path, capsys, monkeypatch, width):
     args = ["compare", "base", "bear", "bull", "--out", str(tmp_path), "--workers", "1"]
-    code, out, err = run(args, capsys, 80, monkeypatch)
+    code, out, err = run(args, capsys, width, monkeypatch)
     assert code == 0, err
-    _check_fits(out, 80)
+    _check_fits(out, width)
     assert "econ: wrote" in err and "econ: wrote" not in out
-    assert "column(s) left out to fit 80 characters" in err  # 17 columns do not fit in 80
+    assert f"column(s) left out to fit {width} characters" in err  # 18 columns do not fit
 
 
 def test_the_tornado_shows_the_json_s_figures_formatted(capsys, monkeypatch):
@@ -158,10 +203,10 @@ def test_the_tornado_shows_the_json_s_figures_formatted(capsys, monkeypatch):
     rows = json.loads(out)
     top = rows[0]  # the largest swing
     _, out, err = run(["sensitivity", "tornado"], capsys, 120, monkeypatch)
-    line = next(x for x in out.splitlines() if x.startswith(top["variable"] + " "))
+    line = next(x for x in out.splitlines() if x.startswith(top["key"] + " "))
     for figure in ("output_low", "output_high", "swing"):
         assert t.money(top[figure]) in line
-    zero = [r["variable"] for r in rows if r["swing"] == 0]
+    zero = [r["key"] for r in rows if r["swing"] == 0]
     assert zero, "the bundled data have keys of no effect on NPV"
     assert not any(x.startswith(zero[0] + " ") for x in out.splitlines())
     assert f"{len(zero)} key(s) with no effect on npv_usd not shown (--all shows them)" in err
@@ -171,7 +216,7 @@ def test_the_tornado_shows_the_json_s_figures_formatted(capsys, monkeypatch):
 
 def test_sobol_and_breakeven_leave_out_the_keys_not_read_unless_all(capsys, monkeypatch):
     _, out, _ = run(["sensitivity", "sobol", "--samples", "32", "--json"], capsys)
-    unread = [r["variable"] for r in json.loads(out) if r["ST"] == 0 and r["S1"] == 0]
+    unread = [r["key"] for r in json.loads(out) if r["ST"] == 0 and r["S1"] == 0]
     assert unread
     _, out, err = run(["sensitivity", "sobol", "--samples", "32"], capsys, 120, monkeypatch)
     assert unread[0] not in out and f"{len(unread)} key(s) not read" in err
@@ -181,16 +226,79 @@ def test_sobol_and_breakeven_leave_out_the_keys_not_read_unless_all(capsys, monk
     assert "agent.ttft_s" not in out and "the payback model does not read" in err
 
 
-def test_summary_wraps_and_keeps_one_unit_per_sentence(capsys, monkeypatch):
-    code, out, _ = run(["summary"], capsys, 72, monkeypatch)
+def test_summary_in_short_paragraphs_each_figure_as_the_formatter_writes_it(capsys, monkeypatch):
+    code, out, _ = run(["summary"], capsys, 80, monkeypatch)
     assert code == 0
-    _check_fits(out, 72)
+    _check_fits(out, 80)
+    paragraphs = [p for p in out.split("\n\n") if p.strip()]
+    assert len(paragraphs) >= 6 and max(len(p.splitlines()) for p in paragraphs) <= 10
+    h = _json(["summary"], capsys)
+    assert t.money(h["npv_usd"]) in "\n".join(out.splitlines()[:8])  # the answer comes first
     prose = " ".join(out.split())
-    # the bundled NPV is $433.85M and its term-only part -$1.30B: one sentence, one unit
-    npv = re.search(r"NPV at \d+%: (.*?)\. Profitability", prose)[1]
-    assert set(re.findall(r"\$[\d,.]+([BMk])", npv)) == {"B"}, npv
-    behind = re.search(r"Behind it: (.*?) per million tokens served", prose)[1]
-    assert set(re.findall(r"\$[\d,.]+([BMk])\b", behind)) == {"B"}, behind
+    assert f"{t.money(h['totals']['api_revenue_usd'])} of net ultrafast API revenue" in prose
+    assert f"{t.money(h['terminal_value_pv_usd'])} is the terminal value's present value" in prose
+    assert "API premium" not in prose and "(terminal value, discounted)" not in prose
+    assert f"NPV at {t.share(h['assumptions']['finance.discount_rate_annual'])}:" in prose
+
+
+def test_a_narrow_terminal_keeps_the_column_that_answers(capsys, monkeypatch):
+    """At 80 characters: capacity keeps the verdict (a row beyond the ceiling must not read
+    like a valid price), the Monte Carlo the share undefined beside the percentiles,
+    break-even the reason for no value; the tornado stays a table."""
+    _, out, err = run(["capacity"], capsys, 80, monkeypatch)
+    lines = out.splitlines()
+    head = next(x for x in lines if x.startswith("platform"))
+    assert "verdict" in head and "rent" in lines[lines.index(head) - 1] + head
+    row = next(x for x in lines if x.startswith("b300") and "ultrafast" in x)
+    assert "above the ceiling" in row
+    _, out, err = run(["sensitivity", "montecarlo", "--samples", "2000"], capsys, 80, monkeypatch)
+    lines = out.splitlines()
+    head = next(x for x in lines if x.startswith("output"))
+    assert head.split()[:2] == ["output", "undefined"]
+    irr = next(x for x in lines if x.startswith("IRR"))
+    assert float(irr.split("]")[1].split()[0].rstrip("%")) > 50  # undefined in most samples
+    assert "P10" in err  # the less telling percentiles went first, and stderr says so
+    _, out, _ = run(["sensitivity", "breakeven"], capsys, 80, monkeypatch)
+    assert "why none" in out and "NPV stays above zero (" in " ".join(out.split())
+    _, out, _ = run(["sensitivity", "tornado"], capsys, 80, monkeypatch)
+    lines = out.splitlines()
+    assert any(x.startswith("key ") and x.rstrip().endswith("swing") for x in lines)
+    assert not any(x.startswith("key: ") for x in lines)  # rows, not records
+    assert len(lines) < 100
+
+
+def test_no_answer_reads_as_one_and_exits_1(capsys, monkeypatch):
+    """The README's goal seek: no value of the API volume makes payback equal the term, since
+    the deal never goes cash-negative; said in words, status 1. Optimize on the contract's
+    size names the contract's value at that size."""
+    args = ["goal-seek", "api.ultrafast_tokens_per_month", "--target", "payback"]
+    code, out, _ = run(args, capsys, 120, monkeypatch)
+    prose = " ".join(out.split())
+    assert code == 1
+    assert prose.startswith(
+        "No answer: no value of api.ultrafast_tokens_per_month from 100.00B to 2.50T makes "
+        "payback equal the 30-month term: the deal never goes cash-negative at any value"
+    )
+    assert "-30" not in prose
+    code, out, _ = run([*args, "--json"], capsys)
+    assert code == 1 and json.loads(out)["reached"] is False
+    code, out, _ = run(
+        ["goal-seek", "capacity.backfill_tokens_per_month"], capsys, 120, monkeypatch
+    )
+    assert code == 0 and out.startswith("NPV is zero at capacity.backfill_tokens_per_month = ")
+    args = ["optimize", "contract.mw", "--workers", "1"]
+    code, out, _ = run(args, capsys, 120, monkeypatch)
+    doc = _json(args, capsys)
+    prose = " ".join(out.split())
+    assert code == 0 and doc["found"] is True
+    rate = 10e9 / (750 * 30)  # the contract's rate per MW-month, held by default
+    assert doc["contract_value_at_optimum_usd"] == pytest.approx(rate * doc["value"] * 30)
+    assert (
+        f"the contract is worth {t.money(doc['contract_value_at_optimum_usd'])} (now $10.00B)"
+        in prose
+    )
+    code, out, _ = run(["optimize", "agent.ttft_s", "--workers", "1"], capsys, 120, monkeypatch)
+    assert code == 1 and out.splitlines()[1].startswith("No answer: ")
 
 
 # ---------------------------------------------------------------------------
@@ -270,14 +378,29 @@ def _on_a_terminal(args: list[str], width: int = 120) -> tuple[int, str, str]:
     return p.returncode, out, seen.decode(errors="replace")
 
 
-def test_progress_shows_on_a_terminal_with_rate_and_time_left():
+def _frames(tty: str) -> list[str]:
+    """What the terminal showed, one redrawn line at a time, without escape sequences."""
+    plain = re.split(r"\r|\x1b\[2K|\n", tty)
+    return [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", x).strip() for x in plain if x.strip()]
+
+
+def test_progress_shows_each_figure_labelled_a_bar_where_the_total_is_known():
     code, out, tty = _on_a_terminal(
         ["sensitivity", "montecarlo", "--samples", "40000", "--workers", "2"]
     )
     assert code == 0
-    assert "Monte Carlo" in tty and "samples" in tty
-    assert re.search(r"[\d.,]+[kM]?/s", tty), "a rate"
-    assert "left" in tty and re.search(r"\d+:\d\d:\d\d", tty), "the time left"
+    frames = _frames(tty)
+    bars = [x for x in frames if x.startswith("Monte Carlo")]
+    assert bars and all(re.search(r"[\d,]+/40,000 samples", x) for x in bars)  # from the start
+    assert any(re.search(r"[\d.,]+[kM]? samples/s", x) for x in bars), "a rate"
+    assert all(re.search(r"elapsed \d+:\d\d:\d\d", x) for x in bars), "the time elapsed"
+    assert any(re.search(r"left \d+:\d\d:\d\d", x) for x in bars), "the time left"
+    assert any(re.search(r"elapsed \d+:\d\d:\d\d · left \d+:\d\d:\d\d", x) for x in bars)
+    assert not any(re.search(r"\d:\d\d left", x) for x in frames)  # never after a time
+    assert "/?" not in tty
+    # what follows the count has no total: a spinner with its label, never a time left
+    after = [x for x in frames if "Statistics and value of information" in x]
+    assert after and all("left" not in x and "elapsed" in x for x in after)
     assert "━" in tty and "━" not in out and " left" not in out  # the bar: never on stdout
 
 
@@ -474,9 +597,9 @@ def test_each_figure_has_one_name_in_json_csv_and_api_frames(tmp_path, capsys):
         ["sensitivity", "montecarlo", "--samples", "256", "--seed", "5", "--csv", str(path)], capsys
     )
     assert _header(path) == list(stats.columns)
-    assert set(doc["evppi"][0]) == set(mc.value_of_information.columns)
+    assert set(doc["value_of_information"][0]) == set(mc.value_of_information.columns)
     assert set(doc["evppi_usd"]) == set(mc.value_of_information["key"])
-    assert set(doc["cumulative_cash_fan"][0]) == set(mc.fan.reset_index().columns)
+    assert set(doc["cumulative_cash_fan"][0]) == set(mc.cumulative_cash_fan.reset_index().columns)
     assert set(doc["payback_by_month"][0]) == set(mc.payback_by_month.reset_index().columns)
     assert set(doc["convergence"][0]) == set(mc.convergence.columns)
     samples = tmp_path / "samples.csv"
@@ -503,3 +626,123 @@ def test_each_figure_has_one_name_in_json_csv_and_api_frames(tmp_path, capsys):
         for col, unit, by in zip(units["column"], units["unit"], units["unit_column"], strict=True):
             numeric = pd.read_csv(p)[col].dtype.kind in "fi"
             assert not numeric or unit or by, (p.name, col)
+
+
+@pytest.fixture(scope="module")
+def workbook_texts(tmp_path_factory) -> dict[str, list[str]]:
+    """Every text cell of a small report's workbook, by sheet, and its defined names."""
+    import openpyxl
+
+    out = tmp_path_factory.mktemp("report")
+    args = ["report", "--out", str(out), "--samples", "256", "--sobol-samples", "8"]
+    assert main([*args, "--data", str(DATA)]) == 0
+    wb = openpyxl.load_workbook(out / "base" / "payback_analysis.xlsx")
+    texts = {
+        ws.title: [
+            c.value
+            for row in ws.iter_rows()
+            for c in row
+            if isinstance(c.value, str) and not c.value.startswith("=")
+        ]
+        for ws in wb.worksheets
+    }
+    texts["defined names"] = list(wb.defined_names.keys())
+    return texts
+
+
+def test_one_name_per_figure_on_every_surface(capsys, tmp_path, workbook_texts):
+    """The figures easy to take for one another (econ.names) by the one name every surface
+    gives them: the summary's words, --json, --csv, the Python API, the workbook."""
+    from econ.names import FIGURES, RENAMED
+
+    a = econ.load(DATA)
+    h = _json(["summary"], capsys)
+    _, out, _ = run(["summary"], capsys)
+    summary = " ".join(out.split())
+    ev = econ.evaluate(a)
+    # the API's cash: net (api_revenue_usd) and gross named apart, in JSON, API and text
+    assert {"api_revenue_usd", "api_gross_revenue_usd", "api_revenue_lost_usd"} <= set(h["totals"])
+    assert "api_revenue_usd" in ev.monthly.columns and "api_revenue_usd" in h["monthly"]
+    assert f"{t.money(h['totals']['api_revenue_usd'])} of {FIGURES['api_revenue_usd']}" in summary
+    assert (
+        ev.headline["totals"]["api_ultrafast_revenue_usd"] == h["totals"]["api_gross_revenue_usd"]
+    )
+    # the terminal value: at the horizon and its present value, named apart
+    tv_pv = h["npv_usd"] - h["npv_without_terminal_value_usd"]
+    assert h["terminal_value_pv_usd"] == pytest.approx(tv_pv, rel=1e-12)
+    assert ev.metrics.terminal_value_pv_usd.iloc[0] == pytest.approx(tv_pv, rel=1e-12)
+    assert ev.metrics.terminal_value_usd.iloc[0] == pytest.approx(h["terminal_value_usd"])
+    assert f"{t.money(tv_pv)} is the {FIGURES['terminal_value_pv_usd']}" in summary
+    # the Monte Carlo: JSON and API name the fan, the value of information and the EVPI alike
+    args = ["sensitivity", "montecarlo", "--samples", "256", "--seed", "5"]
+    doc = _json(args, capsys)
+    mc = econ.sensitivity.monte_carlo(a, samples=256, seed=5)
+    for name in ("cumulative_cash_fan", "value_of_information", "evpi_usd", "evpi_se_usd"):
+        assert name in doc and hasattr(mc, name), name
+    for name in ("decision_options_usd", "best_option"):
+        assert doc[name] == getattr(mc, name) == mc.value_of_information.attrs[name]
+    assert doc["evpi_usd"] == mc.evpi_usd == mc.value_of_information.attrs["evpi_usd"]
+    _, out, _ = run(args, capsys)
+    assert "Value of information (EVPI " in out and "EVPPI" in out
+    # the key column of every table: JSON, CSV and API frames
+    frames = {
+        "tornado": econ.sensitivity.tornado(a),
+        "sobol": econ.sensitivity.sobol_indices(a, 16, 3),
+        "breakeven": econ.sensitivity.breakeven_table(a),
+    }
+    for analysis, frame in frames.items():
+        extra = ["--samples", "16", "--seed", "3"] if analysis == "sobol" else []
+        records = _json(["sensitivity", analysis, *extra], capsys)
+        path = tmp_path / f"{analysis}.csv"
+        run(["sensitivity", analysis, *extra, "--csv", str(path)], capsys)
+        for columns in (frame.columns, records[0], _header(path)):
+            assert "key" in columns and "variable" not in columns, analysis
+    assert "key" in mc.value_of_information.columns and "key" in doc["value_of_information"][0]
+    # no surface answers to a name of before version 4 (the API keeps them as aliases)
+    assert not set(RENAMED) & (set(doc) | set(h) | set(h["totals"]))
+    # the workbook: the same names and words
+    wb = workbook_texts
+    assert {"npv_usd", "terminal_value_usd", "npv_without_terminal_value_usd"} <= set(
+        wb["defined names"]
+    )
+    assert any("terminal value" in x.lower() and "at the horizon" in x for x in wb["Payback"])
+    assert any(x.lower().startswith(FIGURES["api_revenue_usd"].lower()) for x in wb["Revenue"])
+    for sheet in ("Tornado", "Sobol", "Break-even", "Monte Carlo"):
+        assert "key" in wb[sheet] and "variable" not in wb[sheet], sheet
+    mc_sheet = " ".join(wb["Monte Carlo"]).lower()
+    for words in ("value of information", "evpi", "fan of cumulative cash"):
+        assert words in mc_sheet, words
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the workbook's sheet modules take the version-4 words with the model's rewrite: "
+    "Payback's bridge names the API's cash 'Ultrafast API premium' and the terminal value's "
+    "present value 'Terminal value of the Pro tail'; Annual 'Ultrafast API, net of revenue "
+    "taken from other tiers'",
+)
+def test_the_workbook_s_bridge_uses_the_one_name(workbook_texts):
+    from econ.names import FIGURES
+
+    texts = [x.lower() for sheet in ("Payback", "Annual") for x in workbook_texts[sheet]]
+    assert not any("api premium" in x for x in texts)
+    assert sum(x.startswith(FIGURES["api_revenue_usd"].lower()) for x in texts) >= 2
+    assert any(FIGURES["terminal_value_pv_usd"] in x for x in texts)
+
+
+def test_the_api_s_frames_display_formatted_their_values_raw():
+    a = econ.load(DATA)
+    ev = econ.evaluate(a)
+    m = ev.metrics
+    text = m.econ.formatted()
+    assert text.loc[0, "npv_usd"] == t.money(m.loc[0, "npv_usd"])
+    assert text.loc[0, "payback_months"] == "never <0"
+    assert m["npv_usd"].dtype.kind == "f"  # the frame itself is unchanged
+    html = econ.style(m).to_html()
+    assert t.money(m.loc[0, "npv_usd"]) in html and "e+09" not in html
+    tor = econ.sensitivity.tornado(a)  # units by row: each row in its key's unit
+    row = tor[(tor["key"] == "contract.value_usd") & (tor["output"] == "npv_usd")].index[0]
+    shown = tor.econ.formatted()
+    assert shown.loc[row, "base"] == "$10.00B" and shown.loc[row, "swing"].startswith("$")
+    assert "$10.00B" in tor.econ.style().to_html()
+    assert econ.goal_seek(a, "capacity.backfill_tokens_per_month").message.endswith("T")

@@ -6,6 +6,7 @@ Nothing here computes a figure; it formats what the analyses return."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -62,29 +63,31 @@ def _title(text: str, w: int | None = None) -> str:
 # ---------------------------------------------------------------------------
 # econ capacity
 
+# the verdict answers the question (is this price valid at this speed?): never dropped, it
+# wraps; the physics and layout columns go first
 CAPACITY_COLUMNS = (
     Column("platform", kind="text"),
     Column("tier", kind="text"),
     Column("tokens_per_s_per_user", "tokens/s per user"),
     Column("tokens_per_s_per_mw", "tokens/s per MW"),
-    Column("concurrent_users_per_mw", "users per MW", kind="count"),
-    Column("chips_per_replica", "chips per replica", kind="number", priority=3),
-    Column("stages", kind="number", priority=4),
-    Column("ceiling_tokens_per_s", "ceiling tokens/s", priority=1),
-    Column("physics_tokens_per_s_per_mw", "physics tokens/s per MW", priority=2),
-    Column("data_over_physics", "data over physics", kind="ratio", priority=2),
-    Column("verdict", kind="text", priority=1),
+    Column("concurrent_users_per_mw", "users per MW", kind="count", priority=2),
+    Column("chips_per_replica", "chips per replica", kind="number", priority=5),
+    Column("stages", kind="number", priority=6),
+    Column("ceiling_tokens_per_s", "ceiling tokens/s", priority=3),
+    Column("physics_tokens_per_s_per_mw", "physics tokens/s per MW", priority=4),
+    Column("data_over_physics", "data over physics", kind="ratio", priority=4),
+    Column("verdict", kind="text"),
     Column("cost_per_mtok_rent_usd", "rent $/Mtok"),
     Column("cost_per_mtok_buy_usd", "buy $/Mtok", priority=1),
 )
 AUDIT_COLUMNS = (
     Column("point", kind="text"),
-    Column("platform", kind="text"),
+    Column("platform", kind="text", priority=2),
     Column("tokens_per_s_per_user", "tokens/s per user"),
     Column("tokens_per_s_per_mw", "tokens/s per MW"),
     Column("ceiling_tokens_per_s", "ceiling tokens/s", priority=1),
     Column("physics_tokens_per_s_per_mw", "physics tokens/s per MW"),
-    Column("data_over_physics", "data over physics", kind="ratio", priority=2),
+    Column("data_over_physics", "data over physics", kind="ratio", priority=3),
     Column("verdict", kind="text"),
 )
 
@@ -107,42 +110,57 @@ def _by_row(df: pd.DataFrame, value_col: str, name_col: str) -> list[str]:
     return [figure(x, n) for x, n in zip(df[value_col], df[name_col], strict=True)]
 
 
+def _key_column(df: pd.DataFrame) -> str:
+    """The frame's column of keys: ``key`` (the name of every output), else the engine's
+    ``variable``."""
+    return "key" if "key" in df.columns else "variable"
+
+
 def tornado(df: pd.DataFrame, show_all: bool = False) -> Shown:
     """One output's tornado: each key's low and high and the output there, largest swing
-    first; keys whose swing is zero are left out unless ``show_all``."""
+    first; keys whose swing is zero are left out unless ``show_all``. The key column wraps
+    after its dots before a column is dropped (the base value first), so that the table
+    stays a table at 80 characters."""
     if df.empty:
         return "No key of sensitivity.csv to vary.", []
+    k = _key_column(df)
     out = str(df["output"].iloc[0])
     keep = df if show_all else df[~(df["swing"] == 0)]
     hidden = len(df) - len(keep)
     shown = pd.DataFrame(
         {
-            "key": keep["variable"],
-            "low": _by_row(keep, "low", "variable"),
-            "base": _by_row(keep, "base", "variable"),
-            "high": _by_row(keep, "high", "variable"),
+            "key": keep[k],
+            "low": _by_row(keep, "low", k),
+            "base": _by_row(keep, "base", k),
+            "high": _by_row(keep, "high", k),
             "at_low": [figure(x, out) for x in keep["output_low"]],
             "at_high": [figure(x, out) for x in keep["output_high"]],
-            "swing": [figure(x, out) for x in keep["swing"]],
+            "swing": [_swing(x, out) for x in keep["swing"]],
         }
     )
     label = OUTPUT_LABELS.get(out, out)
+    short = label.split(" [")[0]
     cols = [
-        Column("key", kind="text"),
+        Column("key", kind="key"),
         Column("low"),
         Column("base", priority=1),
         Column("high"),
-        Column("at_low", f"{label} at low"),
-        Column("at_high", f"{label} at high"),
+        Column("at_low", f"{short} at low"),
+        Column("at_high", f"{short} at high"),
         Column("swing"),
     ]
     base = figure(df["output_base"].iloc[0], out)
     title = _title(
-        f"Tornado of {out} (base {base}): each key at its low and its high, the others at "
+        f"Tornado of {label} (base {base}): each key at its low and its high, the others at "
         "their base values"
     )
     text, dropped = t.table(shown, cols, title)
     return text, _notes(dropped, hidden, f"key(s) with no effect on {out}")
+
+
+def _swing(x, output: str) -> str:
+    """A swing: a difference of the output, so a payback's swing is months, not a payback."""
+    return t.months(x) if output == "payback_months" else figure(x, output)
 
 
 def grid(df: pd.DataFrame, show_all: bool = False) -> Shown:
@@ -201,36 +219,49 @@ def _stat(stats: pd.DataFrame, output: str, statistic: str) -> float:
 
 
 MC_COLUMNS = (
-    ("mean", 0),
+    ("mean", 1),
     ("P5", 0),
-    ("P10", 2),
-    ("P25", 1),
+    ("P10", 3),
+    ("P25", 2),
     ("P50", 0),
-    ("P75", 1),
-    ("P90", 2),
+    ("P75", 2),
+    ("P90", 3),
     ("P95", 0),
 )
 
 
 def montecarlo(res: dict, show_all: bool = False) -> Shown:
-    """The Monte Carlo: percentiles and means by output, the probabilities, and the value of
-    information by key (keys within the estimator's noise left out unless ``show_all``)."""
+    """The Monte Carlo: percentiles and means by output over the samples where each output is
+    defined, beside the share where it is not (never dropped: an IRR's percentiles over the
+    few samples that have one read otherwise like the answer), the probabilities, and the
+    value of information by key (keys within the estimator's noise left out unless
+    ``show_all``)."""
     stats = res["stats"]
     outputs = list(dict.fromkeys(stats["output"]))
     rows = []
     for o in outputs:
         row = {"output": OUTPUT_LABELS.get(o, o)}
+        u = _stat(stats, o, "share undefined")
+        if math.isnan(u) and o == "payback_months":
+            u = _stat(stats, o, "share with no payback within the horizon")
+        row["undefined"] = t.share(u) if not math.isnan(u) else ""
         for s, _ in MC_COLUMNS:
             v = _stat(stats, o, s)
-            row[s] = figure(v, o) if not (s == "mean" and math.isnan(v)) else ""
-        u = _stat(stats, o, "share undefined")
-        row["undefined"] = t.share(u) if not math.isnan(u) else ""
+            if s == "mean" and math.isnan(v):
+                row[s] = ""
+            elif math.isnan(v) and o.endswith("rr_annual") and not u >= 1:
+                row[s] = f">{IRR_MEANINGFUL_MAX:,.0%}"  # above the meaningful range
+            else:
+                row[s] = figure(v, o)
         rows.append(row)
     shown = pd.DataFrame(rows)
-    cols = [Column("output", kind="text")]
+    cols = [Column("output", kind="text"), Column("undefined")]
     cols += [Column(s, priority=p) for s, p in MC_COLUMNS]
-    cols.append(Column("undefined", priority=1))
-    title = f"Monte Carlo: {res['n']:,} samples (percentiles of each output; '-' where none)"
+    title = t.wrap(
+        f"Monte Carlo: {res['n']:,} samples. Percentiles over the samples where each output is "
+        "defined (payback over all: none = no payback within the horizon); undefined: the share "
+        "of samples without a value"
+    )
     text, dropped = t.table(shown, cols, title)
 
     def pm(o: str, s: str) -> str:
@@ -286,7 +317,7 @@ def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
         }
     )
     cols = [
-        Column("key", kind="text"),
+        Column("key", kind="key"),
         Column("evppi_usd", "EVPPI"),
         Column("evppi_se_usd", "standard error", priority=1),
         Column("share_of_evpi", "share of EVPI"),
@@ -312,13 +343,14 @@ def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
     zero = (df["S1"] == 0) & (df["ST"] == 0)
     keep = df if show_all else df[~zero]
     hidden = len(df) - len(keep)
+    k = _key_column(df)
 
     def ci(lo, hi) -> list[str]:
         return [f"{t.share(a)} to {t.share(b)}" for a, b in zip(lo, hi, strict=True)]
 
     shown = pd.DataFrame(
         {
-            "key": keep["variable"],
+            "key": keep[k],
             "ST": [t.share(x) for x in keep["ST"]],
             "ST_ci": ci(keep["ST_low"], keep["ST_high"]),
             "S1": [t.share(x) for x in keep["S1"]],
@@ -327,26 +359,36 @@ def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
         }
     )
     cols = [
-        Column("key", kind="text"),
+        Column("key", kind="key"),
         Column("ST", "total index"),
-        Column("ST_ci", "95% interval", priority=1),
+        Column("ST_ci", "its 95% interval", priority=1),
         Column("S1", "first-order index"),
-        Column("S1_ci", "95% interval ", priority=2),
+        Column("S1_ci", "first-order 95% interval", priority=2),
     ]
     if shown["note"].str.len().gt(0).any():
         cols.append(Column("note", kind="text", priority=3))
     out = str(df["output"].iloc[0]) if len(df) else ""
     title = _title(
-        f"Sobol indices of {out}: the share of its variance each key explains alone "
+        f"Sobol indices of {OUTPUT_LABELS.get(out, out)}: the share of its variance each key explains alone "
         "(first-order) and with its interactions (total)"
     )
     text, dropped = t.table(shown, cols, title)
     return text, _notes(dropped, hidden, "key(s) not read by the payback model (indices 0)")
 
 
+_NO_VALUE = re.compile(r"^no value of \S+ from .*? brings (.*?) to zero: it ")
+
+
+def why_none(message: str) -> str:
+    """A goal seek's reason for no value, without what the row says already (the key and
+    the range searched): "NPV stays above zero, from $5.91B to $11.87B"."""
+    return _NO_VALUE.sub(r"\1 ", t.plain_numbers(str(message)))
+
+
 def breakeven(df: pd.DataFrame, read: Iterable[str], show_all: bool = False) -> Shown:
-    """The break-even table: each key's value where the target is met, nearest first; keys
-    the model does not read are left out unless ``show_all``."""
+    """The break-even table: each key's value where the target is met, nearest first, and
+    why there is none (never dropped: it wraps); keys the model does not read are left out
+    unless ``show_all``."""
     read = set(read)
     zero = df["key"].map(lambda k: k not in read) & df["breakeven"].isna()
     keep = df if show_all else df[~zero]
@@ -364,37 +406,81 @@ def breakeven(df: pd.DataFrame, read: Iterable[str], show_all: bool = False) -> 
                 )
             ],
             "message": [
-                "" if np.isfinite(b) else m
+                "" if np.isfinite(b) else why_none(m)
                 for b, m in zip(keep["breakeven"], keep["message"], strict=True)
             ],
         }
     )
     cols = [
-        Column("key", kind="text"),
+        Column("key", kind="key"),
         Column("base"),
         Column("breakeven", "break-even"),
-        Column("change", "change from base"),
-        Column("searched", "range searched", priority=1),
-        Column("message", "why none", kind="text", priority=2),
+        Column("change", "change from base", priority=1),
+        Column("searched", "range searched", priority=2),
+        Column("message", "why none", kind="text"),
     ]
     title = "Break-even: the value of each key at which the target is met, the others at base"
     text, dropped = t.table(shown, cols, _title(title))
     return text, _notes(dropped, hidden, "key(s) the payback model does not read")
 
 
-def goal_seek(res, key: str) -> str:
-    """The goal seek's answer in a sentence or two, in the key's unit."""
+def goal_seek(res, key: str, term: float | None = None, horizon: float | None = None) -> str:
+    """The goal seek's answer in words, in the key's unit; where no value in the range gets
+    there, "No answer:" and why (the target's range over the search, a payback target in
+    months of the term). ``term`` and ``horizon`` [months] word a payback target."""
     lo, hi = res.bracket
-    head = (
-        f"Searched {key} from {figure(lo, key)} to {figure(hi, key)} "
-        f"(base {figure(res.base, key)})."
-    )
+    v = t.key_value
+    searched = f"searched {v(key, lo)} to {v(key, hi)}"
+    base = v(key, res.base)
+    payback = not str(res.target).lower().startswith("npv")
     if res.value is not None:
         change = res.value / res.base - 1 if res.base else math.nan
         where = (
-            f", {t.share(abs(change))} {'below' if change < 0 else 'above'} its base."
+            f", {t.share(abs(change))} {'below' if change < 0 else 'above'} its base ({base})"
             if math.isfinite(change) and change != 0
-            else "."
+            else f" (its base {base})"
         )
-        return t.wrap(f"{head}\n{res.target} is zero at {key} = {figure(res.value, key)}{where}")
-    return t.wrap(head + "\n" + t.plain_numbers(res.message))
+        what = (
+            f"Payback equals the {_months(term)}-month term"
+            if payback and term is not None
+            else f"{res.target[0].upper()}{res.target[1:]} is zero"
+        )
+        return t.wrap(f"{what} at {key} = {t.key_quantity(key, res.value)}{where}; {searched}.")
+    span = getattr(res, "target_range", None)
+    side = getattr(res, "side", None)
+    if span is None or side is None:  # not read, or a jump: the engine's words
+        return t.wrap(
+            f"No answer: {t.plain_numbers(res.message)}. Searched {v(key, lo)} to "
+            f"{v(key, hi)}; base {base}."
+        )
+    widen = "Widen the range with --low and --high where the key's rule allows."
+    if not payback:
+        return t.wrap(
+            f"No answer: no value of {key} from {v(key, lo)} to {v(key, hi)} brings NPV to "
+            f"zero. NPV stays {side} zero over the whole range, from {t.money(span[0])} to "
+            f"{t.money(span[1])} (base {base}). {widen}"
+        )
+    T = term if term is not None else 0.0
+    first, last = span[0] + T, span[1] + T
+    if side == "below":
+        how = (
+            "the deal never goes cash-negative at any value, payback month 0"
+            if last <= 0
+            else "payback comes before the end of the term at every value, month "
+            f"{t.months(max(first, 0))} to {t.months(last)}"
+        )
+    elif horizon is not None and first > horizon:
+        how = f"no value pays back within the {_months(horizon)}-month horizon"
+    else:
+        how = (
+            f"payback comes after the end of the term at every value, month {t.months(first)} "
+            "or later (or none within the horizon)"
+        )
+    return t.wrap(
+        f"No answer: no value of {key} from {v(key, lo)} to {v(key, hi)} makes payback equal "
+        f"the {_months(T)}-month term: {how} (base {base}). {widen}"
+    )
+
+
+def _months(x) -> str:
+    return f"{float(x):g}" if x is not None else "?"

@@ -313,15 +313,14 @@ def chart(c: Comparison, path: Path, run_time: str) -> None:
 # text for the CLI
 
 
+# every figure through the one formatter (econ.formatting), by its unit
 def _months(x: float) -> str:
     """A payback month; 0 is cash that never goes negative, NaN none within the horizon."""
-    if not math.isfinite(x):
-        return "none"
-    return "never <0" if x == 0 else f"{x:.1f}"
+    return terminal.payback(x)
 
 
 def _pct(x: float) -> str:
-    return f"{x:.1%}" if math.isfinite(x) else "-"
+    return terminal.share(x)
 
 
 def _irr(x: float) -> str:
@@ -331,17 +330,13 @@ def _irr(x: float) -> str:
     return _pct(x)
 
 
-def _num(x: float, digits: int = 2) -> str:
-    return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
-
-
 def _usd(x: float) -> str:
     return terminal.money(x)
 
 
-def _value(x: float) -> str:
-    """A key's value: whole numbers in full with separators, others to 6 significant digits."""
-    return f"{x:,.0f}" if x == round(x) and abs(x) < 1e16 else f"{x:,.6g}"
+def _value(x: float, key: str | None = None) -> str:
+    """A key's value in its unit (contract.mw -> 432.3, a price -> $120.00)."""
+    return terminal.key_value(key, x) if key else terminal.number(x)
 
 
 def _table(df: pd.DataFrame, cols, title=None) -> tuple[str, list[str]]:
@@ -359,21 +354,21 @@ def comparison_text(c: Comparison) -> tuple[str, list[str]]:
         {
             "scenario": r["scenario"],
             "platform": r["platform"],
-            "tok/s": r["served_tokens_per_s"].map(lambda x: _num(x, 0)),
-            "MW": r["contract_mw"].map(lambda x: _num(x, 1)),
+            "tok/s": r["served_tokens_per_s"].map(terminal.speed),
+            "MW": r["contract_mw"].map(terminal.mw),
             "NPV": r["npv_usd"].map(_usd),
             "NPV w/o TV": r["npv_without_terminal_value_usd"].map(_usd),
             "payback": r["payback_months"].map(_months),
             "disc. payback": r["discounted_payback_months"].map(_months),
             "IRR": r["irr_annual"].map(_irr),
             "MIRR": r["mirr_annual"].map(_irr),
-            "PI": r["profitability_index"].map(_num),
-            "$/Mtok": r["realised_cost_per_mtok_usd"].map(_num),
+            "PI": r["profitability_index"].map(terminal.index),
+            "$/Mtok": r["realised_cost_per_mtok_usd"].map(_usd),
             "util. (term)": r["term_average_utilization"].map(_pct),
             "util. (peak)": r["peak_utilization"].map(_pct),
-            "peak +Pro": r["peak_incremental_pro_subscribers"].map(lambda x: _num(x, 0)),
+            "peak +Pro": r["peak_incremental_pro_subscribers"].map(terminal.count),
             "cash need": r["max_deficit_usd"].map(_usd),
-            "ceiling": r["ceiling_tokens_per_s"].map(lambda x: _num(x, 0)),
+            "ceiling": r["ceiling_tokens_per_s"].map(terminal.speed),
             "NPV physics": r["npv_physics_basis_usd"].map(_usd),
         }
     )
@@ -398,7 +393,7 @@ def comparison_text(c: Comparison) -> tuple[str, list[str]]:
         "NPV physics": 6,
     }
     cols = [
-        Column(k, k, kind="text" if k == "scenario" else None, priority=priority[k])
+        Column(k, k, kind="text" if k in ("scenario", "platform") else None, priority=priority[k])
         for k in shown.columns
     ]
     return _table(shown, cols)
@@ -421,11 +416,11 @@ def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
             "platform": df["platform"],
             "priced by": df["rent_basis"],
             "$/delivered MW-month": df["usd_per_delivered_mw_month"].map(_usd),
-            "MW": df["mw"].map(lambda x: _num(x, 1)),
-            "ceiling tok/s": df["ceiling_tokens_per_s"].map(lambda x: _num(x, 1)),
-            "curve top": df["curve_top_tokens_per_s"].map(lambda x: _num(x, 0)),
-            "served tok/s": df["served_tokens_per_s"].map(lambda x: _num(x, 1)),
-            "users/MW": df["users_per_mw"].map(lambda x: _num(x, 0)),
+            "MW": df["mw"].map(terminal.mw),
+            "ceiling tok/s": df["ceiling_tokens_per_s"].map(terminal.speed),
+            "curve top": df["curve_top_tokens_per_s"].map(terminal.speed),
+            "served tok/s": df["served_tokens_per_s"].map(terminal.speed),
+            "users/MW": df["users_per_mw"].map(terminal.count),
             "ultrafast": df["ultrafast_offered"].map(lambda x: "yes" if x else "no"),
             "NPV": df["npv_usd"].map(_usd),
             "payback": _evaluated(df, "payback_months"),
@@ -460,7 +455,9 @@ def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
 
 
 def _payback_phrase(x: float) -> str:
-    return f"paying back in month {x:.1f}" if math.isfinite(x) else "with no payback in the horizon"
+    if not math.isfinite(x):
+        return "with no payback in the horizon"
+    return "never cash-negative" if x == 0 else f"paying back in month {terminal.months(x)}"
 
 
 def platforms_sentence(df: pd.DataFrame) -> str:
@@ -510,12 +507,20 @@ def platforms_sentence(df: pd.DataFrame) -> str:
     return terminal.one_unit(lead + tail + ".")
 
 
+def _range_line(r) -> str:
+    """ "contract.mw from 375.0 MW to 1,500.0 MW (0.5x to 2x its value; base 750.0 MW)"."""
+    q = terminal.key_quantity
+    return (
+        f"{r.key} from {q(r.key, r.low)} to {q(r.key, r.high)} ({r.how}; base {q(r.key, r.base)})"
+    )
+
+
 def sweep_text(s: Sweep) -> tuple[str, list[str]]:
-    """The sweep's table and its summary line."""
+    """The sweep's table and its summary line, every value in its unit."""
     key, t = s.range.key, s.table
     shown = pd.DataFrame(
         {
-            key: t[key].map(_value),
+            key: t[key].map(lambda x: _value(x, key)),
             "NPV": t["npv_usd"].map(_usd),
             "payback": t["payback_months"].map(_months),
             "disc. payback": t["discounted_payback_months"].map(_months),
@@ -523,23 +528,23 @@ def sweep_text(s: Sweep) -> tuple[str, list[str]]:
         }
     )
     r = s.range
-    head = f"{key} from {_value(r.low)} to {_value(r.high)} ({r.how}; base {_value(r.base)})"
+    q = terminal.key_quantity
     j = int(np.argmax(t["npv_usd"].to_numpy()))
     if not s.read:
         foot = f"The payback model does not read {key}: NPV, payback and utilisation do not depend on it."
     else:
-        m = terminal.usd_mark
-        foot = terminal.one_unit(
-            f"NPV {m(t['npv_usd'].iloc[0])} at {_value(r.low)} and {m(t['npv_usd'].iloc[-1])} at "
-            f"{_value(r.high)}; highest on these points {m(t['npv_usd'].iloc[j])} at "
-            f"{_value(t[key].iloc[j])} (econ optimize {key} refines it)."
+        foot = (
+            f"NPV {_usd(t['npv_usd'].iloc[0])} at {q(key, r.low)} and "
+            f"{_usd(t['npv_usd'].iloc[-1])} at {q(key, r.high)}; highest on these points "
+            f"{_usd(t['npv_usd'].iloc[j])} at {q(key, t[key].iloc[j])} (econ optimize {key} "
+            "refines it)."
         )
     cols = [Column(key, key, kind=None)] + [
         Column(k, k, priority=1 if k in ("disc. payback", "util. (term)") else 0)
         for k in shown.columns[1:]
     ]
     text, notes = _table(shown, cols)
-    return "\n".join([terminal.wrap(head), text, terminal.wrap(foot)]), notes
+    return "\n".join([terminal.wrap(_range_line(r)), text, terminal.wrap(foot)]), notes
 
 
 METRIC_WORDS = {
@@ -552,34 +557,65 @@ METRIC_WORDS = {
 
 def _metric_value(o: Optimum, x: float, prose: bool = False) -> str:
     if o.metric == "npv":
-        return terminal.usd_mark(x) if prose and math.isfinite(x) else _usd(x)
+        return _usd(x)
     if o.metric == "profitability_index":
-        return _num(x)
-    return f"month {x:.1f}" if math.isfinite(x) else "none within the horizon"
+        return terminal.index(x)
+    if prose:
+        return f"month {terminal.months(x)}" if math.isfinite(x) else "none within the horizon"
+    return _months(x)
 
 
-def optimum_text(o: Optimum, rows: int = 11) -> tuple[str, list[str]]:
-    """The optimum in a sentence or two, then the curve's summary: a few of its grid points."""
+def optimum_found(o: Optimum) -> bool:
+    """Whether the optimisation names a best value: the model reads the key, the metric has a
+    value somewhere in the range and changes over it (an optimum on an end of the range is
+    one, with a warning)."""
+    return bool(o.read and np.isfinite(o.curve[o.output].to_numpy()).any() and not o.flat)
+
+
+def optimum_text(o: Optimum, contract: dict | None = None, rows: int = 11) -> tuple[str, list[str]]:
+    """The optimum in a sentence or two (on contract.mw and contract.term_months, with the
+    contract's value at the size it names: ``contract``, from the command line), or why there
+    is none, then the curve's summary: a few of its grid points."""
     r, key = o.range, o.range.key
+    q = terminal.key_quantity
     what, best_word = METRIC_WORDS[o.metric]
-    lines = [f"{key} from {_value(r.low)} to {_value(r.high)} ({r.how}; base {_value(r.base)})"]
+    What = what[0].upper() + what[1:]
+    lines = [_range_line(r)]
     if not o.read:
-        lines.append(f"The payback model does not read {key}: {what} does not depend on it.")
+        lines.append(
+            f"No answer: the payback model does not read {key}, so {what} does not depend on it."
+        )
     elif not np.isfinite(o.curve[o.output].to_numpy()).any():
         lines.append(
-            "No value in this range pays back within the horizon."
+            "No answer: no value in this range pays back within the horizon."
             if o.metric in ("payback", "discounted_payback")
-            else f"{what[0].upper() + what[1:]} has no value anywhere in this range."
+            else f"No answer: {what} has no value anywhere in this range."
         )
     elif o.flat:
-        lines.append(f"{what[0].upper() + what[1:]} does not change over this range.")
+        lines.append(
+            f"No answer: {what} does not change over this range, so no value of {key} is best."
+        )
     else:
         lines.append(
-            f"{what[0].upper() + what[1:]} is {best_word} at {key} = {_value(o.value)}: "
-            f"{_metric_value(o, o.best, True)} (at the current {_value(r.base)}: "
+            f"{What} is {best_word} at {key} = {q(key, o.value)}: "
+            f"{_metric_value(o, o.best, True)} (at the current {q(key, r.base)}: "
             f"{_metric_value(o, o.base_metric, True)})"
             + (" [grid, then bounded refinement]." if o.refined else " [on the grid].")
         )
+        if contract:
+            rate = terminal.money(contract["contract_rate_at_optimum_usd_per_mw_month"])
+            worth = terminal.money(contract["contract_value_at_optimum_usd"])
+            now = terminal.money(contract["contract_value_usd"])
+            lines.append(
+                f"At {q(key, o.value)} the contract is worth {worth} (now {now}): "
+                + (
+                    f"its value moves with the size at the contract's rate, {rate} per MW-month "
+                    "(--hold value keeps the value instead)."
+                    if contract["hold"] == "rate"
+                    else f"the value is held (--hold value), so the rate is {rate} per MW-month "
+                    "at that size."
+                )
+            )
         if o.on_bound:
             end, opt = ("lower", "--low") if o.on_bound == "low" else ("upper", "--high")
             lines.append(
@@ -591,17 +627,18 @@ def optimum_text(o: Optimum, rows: int = 11) -> tuple[str, list[str]]:
     fin = np.isfinite(y)
     if fin.any():
         lines.append(
-            f"Over the {len(c)} grid points {what} runs from {_metric_value(o, float(np.min(y[fin])), True)} "
-            f"to {_metric_value(o, float(np.max(y[fin])), True)}"
+            f"Over the {len(c)} grid points {what} runs from "
+            f"{_metric_value(o, float(np.min(y[fin])), True)} to "
+            f"{_metric_value(o, float(np.max(y[fin])), True)}"
             + (f"; {int((~fin).sum())} point(s) have none" if (~fin).any() else "")
             + "."
         )
     pick = np.unique(np.linspace(0, len(c) - 1, min(rows, len(c))).round().astype(int))
     shown = pd.DataFrame(
         {
-            key: c[key].iloc[pick].map(_value),
+            key: c[key].iloc[pick].map(lambda x: _value(x, key)),
             what: c[o.output].iloc[pick].map(lambda x: _metric_value(o, x)),
         }
     )
     text, notes = _table(shown, [Column(key, key), Column(what, what)])
-    return "\n".join([terminal.wrap(terminal.one_unit(x)) for x in lines] + [text]), notes
+    return "\n".join([terminal.wrap(x) for x in lines] + [text]), notes

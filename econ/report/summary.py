@@ -6,14 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from econ.constants import IRR_MEANINGFUL_MAX
+from econ.formatting import count, index, key_value, months, mw, number, ratio, share, sig, speed
 from econ.report.terminal import money, one_unit, usd_mark
 
 LEVER_WORDS = {
-    "speculative_speedup": lambda x: f"speculative decoding of {x:.2f}x",
+    "speculative_speedup": lambda x: f"speculative decoding of {ratio(x)}",
     "bytes_per_param": lambda x: (
-        "8-bit weights" if x >= 1 else "4-bit weights" if x >= 0.5 else f"{x:.2g}-byte weights"
+        "8-bit weights" if x >= 1 else "4-bit weights" if x >= 0.5 else f"{sig(x, 2)}-byte weights"
     ),
-    "active_param_share": lambda x: f"a mixture of experts reading {x:.0%} of its weights",
+    "active_param_share": lambda x: f"a mixture of experts reading {share(x)} of its weights",
 }
 
 
@@ -38,7 +39,14 @@ def _payback_words(p: float | None, H: int, T: int) -> str:
         return f"never within {H} months"
     if p == 0:
         return "never negative"
-    return f"month {p:.1f}" + (" (after the term)" if p > T else "")
+    return f"month {months(p)}" + (" (after the term)" if p > T else "")
+
+
+def _cash_payback_words(p: float | None) -> str:
+    """A payback month in words, with no horizon named."""
+    if p is None:
+        return "none"
+    return "never negative" if p == 0 else f"month {months(p)}"
 
 
 def verdict(h: dict[str, Any], usd=usd) -> str:
@@ -51,11 +59,11 @@ def verdict(h: dict[str, Any], usd=usd) -> str:
     rate = a["finance.discount_rate_annual"]
     pay = PAYMENT_WORDS.get(h.get("payment", ""), h.get("payment", ""))
     delivered = h.get("delivered_share", 1.0)
-    basis = pay + ("" if delivered == 1 else f", {delivered:.0%} of the MW delivered")
+    basis = pay + ("" if delivered == 1 else f", {share(delivered)} of the MW delivered")
     head = (
-        f"Worth doing on its terms: yes, NPV {usd(npv)} at {rate:.0%}."
+        f"Worth doing on its terms: yes, NPV {usd(npv)} at {share(rate)}."
         if npv >= 0
-        else f"Worth doing on its terms: no. NPV {usd(npv)} at {rate:.0%}: it needs {usd(-npv)} "
+        else f"Worth doing on its terms: no. NPV {usd(npv)} at {share(rate)}: it needs {usd(-npv)} "
         "of value the model does not price."
     )
     cash, econ = h.get("cash_payback_months"), h["payback_months"]
@@ -79,14 +87,14 @@ def irr_words(irr: float | None, note: str | None = None) -> str:
             f"IRR above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after "
             "them: not a meaningful rate)"
         )
-    return f"IRR {irr:.1%} a year"
+    return f"IRR {share(irr)} a year"
 
 
 def mirr_words(mirr: float | None) -> str:
     """'MIRR 12.3% a year (at the discount rate)' or none."""
     if mirr is None:
         return "no MIRR (no money out or no money in)"
-    return f"MIRR {mirr:.1%} a year (at the discount rate)"
+    return f"MIRR {share(mirr)} a year (at the discount rate)"
 
 
 def utilization_sentence(h: dict[str, Any]) -> str:
@@ -98,7 +106,7 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     }
     total = sum(mwm.values()) or 1.0
     parts = ", ".join(
-        f"{name} {mwm[k] / total:.0%}"
+        f"{name} {share(mwm[k] / total)}"
         for k, name in (
             ("api", "API"),
             ("subscriber", "subscriber streams"),
@@ -109,7 +117,7 @@ def utilization_sentence(h: dict[str, Any]) -> str:
     )
     return (
         f"The contract's MW over the term (average MW-months, allocated each month by value): "
-        f"{parts}; {tot['term_average_utilization']:.0%} utilised, MW-weighted "
+        f"{parts}; {share(tot['term_average_utilization'])} utilised, MW-weighted "
         f"({a['contract.term_months']} months)."
     )
 
@@ -122,7 +130,7 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
     s, plat = ph["speed"], ph["platform"]
     bpp = a["model.bytes_per_param"]
     model = (
-        f"a {a['model.params'] / 1e12:g}T-parameter model at {bpp:g} "
+        f"a {sig(a['model.params'] / 1e12, 3)}T-parameter model at {sig(bpp, 3)} "
         f"byte{'' if bpp == 1 else 's'} a parameter"
     )
     basis = _physics_basis(h, usd)
@@ -134,7 +142,7 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
             ""
             if not claim
             else " Those raise the speed one user sees, not the throughput per MW: the physics "
-            f"envelope reaches the curve's {claim:,.0f} tokens/s per MW at that speed "
+            f"envelope reaches the curve's {count(claim)} tokens/s per MW at that speed "
             + (
                 "only with "
                 + " and ".join(LEVER_WORDS[k](v) for k, v in pair[0]["changes"].items())
@@ -144,8 +152,8 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
             )
         )
         return (
-            f"Physics: {s:g} tokens/s on {plat} is above the per-user ceiling of "
-            f"{ph['ceiling_tokens_per_s']:,.0f} tokens/s for {model}"
+            f"Physics: {speed(s)} tokens/s on {plat} is above the per-user ceiling of "
+            f"{speed(ph['ceiling_tokens_per_s'])} tokens/s for {model}"
             + (
                 f"; it would take {' or '.join(levers)}."
                 if levers
@@ -156,9 +164,9 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
         )
     if ph["within_envelope"]:
         return (
-            f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}) "
-            f"and the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW within the "
-            f"physics envelope ({ph['physics_tokens_per_s_per_mw']:,.0f}) for {model}: plausible."
+            f"Physics: {speed(s)} tokens/s on {plat} is within the ceiling ({speed(ph['ceiling_tokens_per_s'])}) "
+            f"and the curve's {count(ph['claimed_tokens_per_s_per_mw'])} tokens/s per MW within the "
+            f"physics envelope ({count(ph['physics_tokens_per_s_per_mw'])}) for {model}: plausible."
             + basis
         )
     levers = [LEVER_WORDS[k](v) for k, v in ph["throughput_levers"].items() if v is not None]
@@ -180,9 +188,9 @@ def physics_sentence(h: dict[str, Any], usd=usd) -> str:
         )
     )
     return (
-        f"Physics: {s:g} tokens/s on {plat} is within the ceiling ({ph['ceiling_tokens_per_s']:,.0f}), but "
-        f"the curve's {ph['claimed_tokens_per_s_per_mw']:,.0f} tokens/s per MW exceeds the physics envelope "
-        f"({ph['physics_tokens_per_s_per_mw']:,.0f}) {ph['claim_over_physics']:.1f}x for {model}; {fix}."
+        f"Physics: {speed(s)} tokens/s on {plat} is within the ceiling ({speed(ph['ceiling_tokens_per_s'])}), but "
+        f"the curve's {count(ph['claimed_tokens_per_s_per_mw'])} tokens/s per MW exceeds the physics envelope "
+        f"({count(ph['physics_tokens_per_s_per_mw'])}) {ratio(ph['claim_over_physics'])} for {model}; {fix}."
         + basis
     )
 
@@ -193,22 +201,22 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     sm, api, nd, sz = h["served_model"], h["api_market"], h["no_deal"], h["size_at_rate"]
     sp = sm["served_tokens_per_s"]
     eta = "; ".join(
-        f"{plat} " + ", ".join(f"{t} {v:.3f}" for t, v in tiers.items())
+        f"{plat} " + ", ".join(f"{t} {number(v)}" for t, v in tiers.items())
         for plat, tiers in sm["realisation"].items()
     )
     g = sm["gpu_cost_per_mtok_usd"]
     out = [
-        f"Served model on the {sm['basis']} basis: standard {sp['standard']:g} and fast "
-        f"{sp['fast']:g} tokens/s on {sm['gpu_platform']} (ceiling "
-        f"{sm['ceiling_gpu_tokens_per_s']:,.0f}), ultrafast "
+        f"Served model on the {sm['basis']} basis: standard {speed(sp['standard'])} and fast "
+        f"{speed(sp['fast'])} tokens/s on {sm['gpu_platform']} (ceiling "
+        f"{speed(sm['ceiling_gpu_tokens_per_s'])}), ultrafast "
         + (
-            f"{sp['ultrafast']:g} tokens/s on {sm['contract_platform']}"
+            f"{speed(sp['ultrafast'])} tokens/s on {sm['contract_platform']}"
             if sm["ultrafast_offered"]
             else f"not offered on {sm['contract_platform']}"
         )
-        + f" (ceiling {sm['ceiling_contract_tokens_per_s']:,.0f}). Value of a token crossing "
-        f"the GPU-fleet boundary, per million output tokens: standard ${g['standard']:.2f}, fast "
-        f"${g['fast']:.2f}, flexible ${g['flexible']:.2f}"
+        + f" (ceiling {speed(sm['ceiling_contract_tokens_per_s'])}). Value of a token crossing "
+        f"the GPU-fleet boundary, per million output tokens: standard {money(g['standard'])}, fast "
+        f"{money(g['fast'])}, flexible {money(g['flexible'])}"
         + (
             " (set by capacity.gpu_cost_per_mtok_usd)"
             if sm["gpu_cost_overridden"]
@@ -220,11 +228,11 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     if sm["ultrafast_offered"] and api["margin_per_mtok_usd"] is not None:
         prem = api["implied_premium_per_mtok_usd"]
         out.append(
-            f"API market (logit over speed tiers): ultrafast takes {sh['ultrafast']:.1%} of "
-            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month; each ultrafast token "
-            f"replaces {api['diversion']['standard']:.2f} standard and "
-            f"{api['diversion']['fast']:.2f} fast tokens and earns a margin of "
-            f"${api['margin_per_mtok_usd']:,.2f} per million"
+            f"API market (logit over speed tiers): ultrafast takes {share(sh['ultrafast'])} of "
+            f"{count(api['market_tokens_per_month'])} tokens a month; each ultrafast token "
+            f"replaces {number(api['diversion']['standard'])} standard and "
+            f"{number(api['diversion']['fast'])} fast tokens and earns a margin of "
+            f"{money(api['margin_per_mtok_usd'])} per million"
             + (
                 f" (implied premium over standard {_signed_usd(prem)} per million)."
                 if prem is not None
@@ -234,17 +242,17 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
     else:
         out.append(
             "API market: the ultrafast tier is not offered, so no API token earns a margin on "
-            f"the contract; standard and fast keep {sh['standard']:.1%} and {sh['fast']:.1%} of "
-            f"{api['market_tokens_per_month'] / 1e12:,.1f}T tokens a month."
+            f"the contract; standard and fast keep {share(sh['standard'])} and {share(sh['fast'])} of "
+            f"{count(api['market_tokens_per_month'])} tokens a month."
         )
     out.append(
-        f"No-deal world: the Pro stock grows {nd['pro_growth_monthly']:.1%} a month at first "
-        f"(calibrated: base upgrade rate {nd['base_upgrade_monthly']:.4%} a month, cap-hit "
-        f"propensity {nd['capped_upgrade_propensity']:.2%})."
+        f"No-deal world: the Pro stock grows {share(nd['pro_growth_monthly'])} a month at first "
+        f"(calibrated: base upgrade rate {share(nd['base_upgrade_monthly'])} a month, cap-hit "
+        f"propensity {share(nd['capped_upgrade_propensity'])})."
     )
     out.append(
-        f"At the contract's rate (${h['contract_rate_usd_per_mw_month'] / 1e3:,.0f}k per MW-month) "
-        f"the NPV is highest at {sz['best_mw']:,.0f} MW: {usd(sz['best_npv_usd'])}"
+        f"At the contract's rate ({money(h['contract_rate_usd_per_mw_month'])} per MW-month) "
+        f"the NPV is highest at {mw(sz['best_mw'])} MW: {usd(sz['best_npv_usd'])}"
         + (" (the top of the search)" if sz["at_upper_bound"] else "")
         + "."
     )
@@ -267,7 +275,7 @@ def rests_on(h: dict[str, Any], usd=usd) -> str:
         f"no traffic moved onto the contract) is worth {usd(uf)}; the capacity increment (the "
         f"standard traffic moved onto spare capacity, valued at the GPU-hours it frees) adds "
         f"{usd(inc)}. At the contract's rate the ultrafast business is worth most at "
-        f"{sz['best_mw']:,.0f} MW ({usd(sz['best_npv_usd'])})."
+        f"{mw(sz['best_mw'])} MW ({usd(sz['best_npv_usd'])})."
     )
     return out
 
@@ -279,20 +287,21 @@ def breakeven_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]
     for key, b in h["breakevens"].items():
         base = b["base"]
         if b["value"] is None:
-            parts.append(f"{key} none in {b['searched'][0]:g}-{b['searched'][1]:g}")
+            parts.append(f"{key} none in {key_value(key, b['searched'][0])} to "
+                f"{key_value(key, b['searched'][1])}")
             continue
         lo, hi = ranges.get(key, (None, None))
         crosses = lo is not None and lo <= b["value"] <= hi
         parts.append(
-            f"{key} {_num(b['value'])} (now {_num(base)}"
-            + (f"; its range {_num(lo)}-{_num(hi)} crosses it" if crosses else "")
+            f"{key} {key_value(key, b['value'])} (now {key_value(key, base)}"
+            + (
+                f"; its range {key_value(key, lo)} to {key_value(key, hi)} crosses it"
+                if crosses
+                else ""
+            )
             + ")"
         )
     return "Break-even (NPV = 0, everything else as set): " + "; ".join(parts) + "."
-
-
-def _num(x: float) -> str:
-    return f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) -> str:
@@ -307,7 +316,7 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
     ]
     g = h["fleet_plan_grid"]
     line = [
-        f"a {c['fleet.avoidable_share']:g}: movable {c['capacity.movable_share']:.2f}"
+        f"a {number(c['fleet.avoidable_share'])}: movable {number(c['capacity.movable_share'])}"
         for c in g["breakeven_line"]
         if c["capacity.movable_share"] is not None
     ]
@@ -330,7 +339,7 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
         + ("; ".join(line) if line else "no grid row")
         + (
             "; the NPV stays "
-            + ", ".join(f"{side[x]} zero at a {x:g}" for x in none)
+            + ", ".join(f"{side[x]} zero at a {number(x)}" for x in none)
             if none
             else ""
         )
@@ -362,10 +371,10 @@ def terms_sentence(h: dict[str, Any], usd=usd) -> str | None:
 
     def one(t: dict[str, Any], name: str) -> str:
         return (
-            f"{name} ({usd(t['value_usd'])} for {t['mw']:,.0f} MW over {t['term_months']:g} months, "
+            f"{name} ({usd(t['value_usd'])} for {mw(t['mw'])} MW over {number(t['term_months'])} months, "
             f"{PAYMENT_WORDS.get(t['payment'], t['payment'])}): NPV {usd(t['npv_usd'])}, the "
             f"ultrafast business {usd(t['npv_ultrafast_only_usd'])}, cash payback "
-            f"{_payback_words(t['cash_payback_months'], 10**6, 10**6).replace(' within 1,000,000 months', '')}"
+            + _cash_payback_words(t["cash_payback_months"])
         )
 
     return (
@@ -384,20 +393,20 @@ def gpu_value_sentence(h: dict[str, Any]) -> str:
     gh, g = sm["gpu_hour"], sm["gpu_cost_per_mtok_usd"]
     ds = an.get("deepseek_disclosed")
     return (
-        f"A standard token freed on the {sm['gpu_platform']} fleet is worth ${g['standard']:.2f} "
-        f"per million (one value per freed GPU-hour: ${gh['value_usd']:.2f} = a x rent "
-        f"${gh['rent_usd']:.2f} + (1 - a) x (sublet ${gh['sublet_usd']:.2f} + energy "
-        f"${gh['energy_usd']:.2f}), a = {gh['avoidable_share']:g}, over "
-        f"{sm['gpu_hours_per_mtok']['standard']:,.2f} GPU-hours a million at full use and "
-        f"{gh['ops_utilization']:.0%} operational use; troughs {gh['troughs']}). At a = 1: "
-        f"${an['model_at_avoidable_share_1']:.2f}"
+        f"A standard token freed on the {sm['gpu_platform']} fleet is worth {money(g['standard'])} "
+        f"per million (one value per freed GPU-hour: {money(gh['value_usd'])} = a x rent "
+        f"{money(gh['rent_usd'])} + (1 - a) x (sublet {money(gh['sublet_usd'])} + energy "
+        f"{money(gh['energy_usd'])}), a = {number(gh['avoidable_share'])}, over "
+        f"{number(sm['gpu_hours_per_mtok']['standard'])} GPU-hours a million at full use and "
+        f"{share(gh['ops_utilization'])} operational use; troughs {gh['troughs']}). At a = 1: "
+        f"{money(an['model_at_avoidable_share_1'])}"
         + (
             f", against DeepSeek's disclosed day of inference transferred to the served model "
-            f"${ds:.2f}"
+            f"{money(ds)}"
             if ds is not None
             else ""
         )
-        + f" and the margin bound ${an['margin_bound']:.2f} (a check, not a clamp)"
+        + f" and the margin bound {money(an['margin_bound'])} (a check, not a clamp)"
         + (" (the value is clamped at the list price)" if sm["gpu_cost_clamped_at_list_price"] else "")
         + "."
     )
@@ -406,8 +415,8 @@ def gpu_value_sentence(h: dict[str, Any]) -> str:
 def decline_sentence(h: dict[str, Any], usd=usd) -> str:
     """Successors lower prices and costs over the term (section V4.6)."""
     return (
-        f"Successor models lower the served tier's API prices {h['price_decline_per_year']:.0%} "
-        f"and its GPU cost per token {h['gpu_cost_decline_per_year']:.0%} a year (subscription "
+        f"Successor models lower the served tier's API prices {share(h['price_decline_per_year'])} "
+        f"and its GPU cost per token {share(h['gpu_cost_decline_per_year'])} a year (subscription "
         f"prices and the rent stay as listed): NPV {usd(h['npv_usd'])}, against "
         f"{usd(h['npv_no_decline_usd'])} with both held flat."
     )
@@ -418,13 +427,13 @@ def moved_sentence(h: dict[str, Any], usd=usd) -> str:
     mt = h["moved_traffic"]
     return (
         f"Moved traffic is bounded by the served model's own demand: in month 1 the no-deal "
-        f"standard demand (Plus, Pro and API) is {mt['demand_no_deal_tokens_month_1'] / 1e12:,.1f}T "
+        f"standard demand (Plus, Pro and API) is {count(mt['demand_no_deal_tokens_month_1'])} "
         f"output tokens, of which the deal already credits "
-        f"{mt['credited_tokens_month_1'] / 1e12:,.1f}T (adopters and diverted API tokens); "
-        f"{mt['movable_share']:.0%} of the rest may move, "
-        f"{mt['moved_demand_cap_tokens_month_1'] / 1e12:,.1f}T a month"
+        f"{count(mt['credited_tokens_month_1'])} (adopters and diverted API tokens); "
+        f"{share(mt['movable_share'])} of the rest may move, "
+        f"{count(mt['moved_demand_cap_tokens_month_1'])} a month"
         + (
-            f", plus {mt['internal_batch_tokens_per_month'] / 1e12:,.1f}T of internal batch work"
+            f", plus {count(mt['internal_batch_tokens_per_month'])} of internal batch work"
             if mt["internal_batch_tokens_per_month"]
             else ""
         )
@@ -453,54 +462,55 @@ def text(h: dict[str, Any]) -> str:
     wrong = [wrong_sentence(h, ranges), *grid_table(h)]
     terms = terms_sentence(h, usd)
     irr = h["irr_annual"]
+    tv_pv = h.get("terminal_value_pv_usd", h["npv_usd"] - h["npv_without_terminal_value_usd"])
     tv = (
-        f", of which {usd(h['npv_usd'] - h['npv_without_terminal_value_usd'])} is the Pro tail after "
-        f"month {H} (terminal value, discounted)"
+        f", of which {usd(tv_pv)} is the terminal value's present value (the Pro tail after "
+        f"month {H})"
         if h["terminal_value_included"]
         else " (terminal value left out)"
     )
     dp = h["discounted_payback_months"]
-    money = [
-        f"NPV at {a['finance.discount_rate_annual']:.0%}: {usd(h['npv_usd'])}{tv}; over the "
-        f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {h['profitability_index']:.2f}; "
+    figures = [
+        f"NPV at {share(a['finance.discount_rate_annual'])}: {usd(h['npv_usd'])}{tv}; over the "
+        f"{T}-month term alone {usd(h['npv_at_term_usd'])}. Profitability index {index(h['profitability_index'])}; "
         + irr_words(irr, h.get("irr_note"))
         + "; "
         + mirr_words(h.get("mirr_annual"))
         + "; discounted payback "
-        + (f"month {dp:.1f}" if dp is not None else "none")
+        + (f"month {months(dp)}" if dp is not None else "none")
         + ".",
         f"Behind it: {usd(tot['rent_usd'])} of rent against {usd(tot['subscription_revenue_usd'])} of Pro "
-        f"upgrades (up to {tot['peak_incremental_pro_subscribers']:,.0f} extra Pro subscribers, "
-        f"{tot['incremental_pro_subscribers_at_horizon']:,.0f} left in month {H}), "
-        f"{usd(tot['api_revenue_usd'])} of ultrafast API cash (net of the standard and fast revenue it replaces) and "
+        f"upgrades (up to {count(tot['peak_incremental_pro_subscribers'])} extra Pro subscribers, "
+        f"{count(tot['incremental_pro_subscribers_at_horizon'])} left in month {H}), "
+        f"{usd(tot['api_revenue_usd'])} of net ultrafast API revenue (after the standard and fast revenue it replaces) and "
         f"{usd(tot['gpu_savings_usd'])} of GPU cost avoided, net (tokens moved off GPUs save "
         f"{usd(tot['gpu_cost_of_moved_usd'])}, {usd(tot['backfill_usd'])} of it by moving standard "
         f"traffic onto spare capacity; the upgraders' extra usage costs the GPU fleet "
         f"{usd(tot['gpu_cost_of_added_usd'])}), less {usd(tot['variable_costs_usd'])} of variable "
-        f"costs ({a['finance.variable_cost_share']:.0%} of revenue); realised cost "
+        f"costs ({share(a['finance.variable_cost_share'])} of revenue); realised cost "
         f"{usd_plain(h['realised_cost_per_mtok_usd'])} per million tokens served.",
     ]
     lim = h["capacity_limits"]
     if lim["capacity_limits_revenue"]:
-        money.append(
+        figures.append(
             f"Capacity, not demand, limits revenue in {max(lim['api_capped_months'], lim['adoption_capped_months'])} "
             f"of the {T} months: the API is capped in {lim['api_capped_months']} "
-            f"({lim['api_tokens_lost'] / 1e12:,.1f}T tokens turned away), ultrafast adoption in "
+            f"({count(lim['api_tokens_lost'])} tokens turned away), ultrafast adoption in "
             f"{lim['adoption_capped_months']}."
         )
     else:
-        money.append(utilization_sentence(h))
+        figures.append(utilization_sentence(h))
     value = [moved_sentence(h, usd), gpu_value_sentence(h), decline_sentence(h, usd)]
     m = h["monthly"]
     rb = h["rent_vs_buy"]
     be = rb["breakeven_system_price_usd"]
     y = rb["lessor_yield_annual"]
     rest = [
-        f"Cap hits among Plus users: {m['plus_cap_hit_share'][0]:.1%} in month 1 with ultrafast against "
-        f"{m['plus_cap_hit_share_counterfactual'][0]:.1%} without; ultrafast adoption peaks at "
-        f"{tot['peak_ultrafast_adoption']:.1%} of eligible users. The articles' "
-        f"back-of-the-envelope: {h['simple_breakeven_pro_users']:,.0f} Pro users "
-        f"({h['simple_breakeven_share_of_mau']:.3%} of MAU) for {T} months pay the contract.",
+        f"Cap hits among Plus users: {share(m['plus_cap_hit_share'][0])} in month 1 with ultrafast against "
+        f"{share(m['plus_cap_hit_share_counterfactual'][0])} without; ultrafast adoption peaks at "
+        f"{share(tot['peak_ultrafast_adoption'])} of eligible users. The articles' "
+        f"back-of-the-envelope: {count(h['simple_breakeven_pro_users'])} Pro users "
+        f"({share(h['simple_breakeven_share_of_mau'])} of MAU) for {T} months pay the contract.",
         f"Rent vs buy ({rb['platform']}, {T} months, facility MW): present cost of renting "
         f"{usd(rb['rent_npv_usd'])} ({usd(rb['rent_usd_per_delivered_mw_month'], 'per MW-month')} per delivered MW-month), "
         f"of buying {usd(rb['buy_npv_usd'])} ({usd(rb['buy_usd_per_delivered_mw_month'], 'per MW-month')}); buying matches renting at a "
@@ -508,7 +518,7 @@ def text(h: dict[str, Any]) -> str:
         + (usd(be, "per system") if be is not None else f"none ({rb['breakeven_note']})")
         + ". The lessor's yield on this rent at this hardware price: "
         + (
-            f"{y:.1%} a year"
+            f"{share(y)} a year"
             if y is not None
             else "none (the rent and resale never recover the capex)"
         )
@@ -524,7 +534,7 @@ def text(h: dict[str, Any]) -> str:
         first,
         wrong,
         *([[terms]] if terms else []),
-        money,
+        figures,
         value,
         [physics_sentence(h, usd)],
         v3_sentences(h, usd),
@@ -537,7 +547,12 @@ def markdown(
     h: dict[str, Any], analysis: dict[str, Any], pngs, workbook: str, run_time: str
 ) -> str:
     """summary.md: the answer, the Monte Carlo and the value of information, the charts."""
-    body = [f"# Payback analysis: {h['scenario']}", *text(h).splitlines()[1:]]
+    body = [f"# Payback analysis: {h['scenario']}"]
+    for para in text(h).split("\n\n")[1:]:  # the title is the heading
+        lines = para.splitlines()
+        prose = [x for x in lines if not x.startswith("  ")]
+        table = [x[2:] for x in lines if x.startswith("  ")]
+        body += prose + (["```\n" + "\n".join(table) + "\n```"] if table else [])
     body.append(
         f"Data: {'the bundled defaults' if h['bundled_data'] else '`' + str(h['data']) + '`'} "
         f"(SHA-256 of its files {h['data_sha256'][:16]})."
@@ -549,10 +564,10 @@ def markdown(
         st = mc["stats"].set_index(["output", "statistic"])["value"]
         body.append(
             f"Monte Carlo ({mc['n']:,} samples): P(payback within the term) "
-            f"{st[('payback_months', 'P(payback <= term)')]:.1%} (never cash-negative "
-            f"{st[('payback_months', 'share never cash-negative')]:.1%}), P(NPV > 0) "
-            f"{st[('npv_usd', 'P(NPV > 0)')]:.1%}, median NPV {usd(st[('npv_usd', 'P50')])}, "
-            f"median profitability index {st[('profitability_index', 'P50')]:.2f}"
+            f"{share(st[('payback_months', 'P(payback <= term)')])} (never cash-negative "
+            f"{share(st[('payback_months', 'share never cash-negative')])}), P(NPV > 0) "
+            f"{share(st[('npv_usd', 'P(NPV > 0)')])}, median NPV {usd(st[('npv_usd', 'P50')])}, "
+            f"median profitability index {index(st[('profitability_index', 'P50')])}"
             + _mirr_percentiles(st)
             + "."
         )
@@ -574,11 +589,11 @@ def _mirr_percentiles(st) -> str:
 
     def pct(q: str) -> str:
         x = st[("mirr_annual", q)]
-        return "n/a" if not math.isfinite(x) else f"{x:.1%}"
+        return "n/a" if not math.isfinite(x) else share(x)
 
     return (
         f", MIRR P10 {pct('P10')}, median {pct('P50')}, P90 {pct('P90')} a year "
-        f"(undefined in {st[('mirr_annual', 'share undefined')]:.0%} of samples: no money out)"
+        f"(undefined in {share(st[('mirr_annual', 'share undefined')])} of samples: no money out)"
     )
 
 
@@ -586,7 +601,7 @@ def held_sentence(held: list[tuple[str, float, str]]) -> str:
     """The uncertain inputs a scenario or --set holds fixed, with their values."""
     return (
         "Held at the value the scenario or --set gives, not varied: "
-        + ", ".join(f"{k} = {v:g} ({by})" for k, v, by in held)
+        + ", ".join(f"{k} = {key_value(k, v)} ({by})" for k, v, by in held)
         + "."
     )
 
@@ -603,7 +618,7 @@ def voi_lines(mc: dict[str, Any]) -> list[str]:
     out = [f"EVPI (every input known): {about(mc['evpi_usd'], mc['evpi_se_usd'], n)}"]
     for rec in ev[ev["evppi"] > 0].itertuples(index=False):
         out.append(
-            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {rec.share_of_evpi:.1%} of the EVPI"
+            f"EVPPI {rec.key}: {about(rec.evppi, rec.evppi_se, n)}, {share(rec.share_of_evpi)} of the EVPI"
         )
     zero = ev[ev["evppi"] == 0]
     for reason, keys in zero.groupby("reason", sort=False)["key"]:
@@ -637,7 +652,7 @@ def voi_sentence(mc: dict[str, Any]) -> str:
     return (
         f"{decided}Value of information: perfect information on every input would be worth "
         f"{evpi}; the uncertainty most worth resolving first is {top['key']} (EVPPI "
-        f"{about(top['evppi'], top['evppi_se'], n)}, {top['share_of_evpi']:.0%} of the EVPI)"
+        f"{about(top['evppi'], top['evppi_se'], n)}, {share(top['share_of_evpi'])} of the EVPI)"
         + (
             f", then {real.iloc[1]['key']} ({about(real.iloc[1]['evppi'], real.iloc[1]['evppi_se'], n)})"
             if len(real) > 1
@@ -653,5 +668,5 @@ def voi_sentence(mc: dict[str, Any]) -> str:
 
 
 def _signed_usd(x: float) -> str:
-    """-$360 rather than $-360."""
-    return f"{'-' if x < 0 else ''}${abs(x):,.0f}"
+    """-$360.00 rather than $-360 (econ.formatting.money)."""
+    return money(x)

@@ -15,7 +15,6 @@ and complete.
 from __future__ import annotations
 
 import io
-import math
 import os
 import re
 import shutil
@@ -27,282 +26,105 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-# ---------------------------------------------------------------------------
-# the kind of a figure, from its name or its unit
-
-# (name ending or part, kind), the first that matches decides; "in:" matches anywhere
-SUFFIX_KINDS: tuple[tuple[str, str], ...] = (
-    ("_usd_month", "money"),
-    ("_usd", "money"),
-    ("usd_per_", "money"),
-    ("_share", "share"),
-    ("share_of_evpi", "share"),
-    ("_months", "months"),
-    ("in:tokens_per_s_per_mw", "count"),
-    ("in:tokens_per_s", "speed"),
-    ("_annual", "rate"),
-    ("_monthly", "rate"),
-    ("utilization", "share"),
-    ("adoption", "share"),
-    ("_mw", "mw"),
-    ("_per_mw", "count"),
-    ("index", "index"),
+# one figure as text: econ.formatting, the one formatter (re-exported here for the callers
+# that format through this module, the workbook's sheets among them)
+from econ.formatting import (
+    FORMATS,
+    MISSING,
+    SCALES,
+    SUFFIX_KINDS,
+    UNIT_KINDS,
+    _finite,
+    by_name,
+    compact,
+    count,
+    flag,
+    fmt,
+    index,
+    key_kind,
+    key_quantity,
+    key_value,
+    kind_of,
+    money,
+    months,
+    mw,
+    name_kind,
+    number,
+    payback,
+    plain_numbers,
+    quantity,
+    rate,
+    ratio,
+    share,
+    sig,
+    speed,
+    unit_kind,
 )
 
-# a unit as docs/model.md and the rules write it -> kind
-UNIT_KINDS: tuple[tuple[str, str], ...] = (
-    ("USD", "money"),
-    ("share", "share"),
-    ("months", "months"),
-    ("1/yr", "rate"),
-    ("1/month", "rate"),
-    ("tokens/s/user", "speed"),
-    ("tokens/s", "speed"),
-    ("x", "ratio"),
-    ("MW", "mw"),
-    ("0/1", "flag"),
-)
+# what other modules import from here (the figures' formats are econ.formatting's)
+__all__ = [
+    "FORMATS",
+    "MISSING",
+    "SCALES",
+    "SUFFIX_KINDS",
+    "UNIT_KINDS",
+    "Bars",
+    "Column",
+    "by_name",
+    "bars",
+    "cells",
+    "compact",
+    "count",
+    "dropped_note",
+    "flag",
+    "fmt",
+    "fmt_named",
+    "index",
+    "key_kind",
+    "key_quantity",
+    "key_value",
+    "kind_of",
+    "money",
+    "months",
+    "mw",
+    "name_kind",
+    "number",
+    "one_unit",
+    "payback",
+    "plain_numbers",
+    "quantity",
+    "rate",
+    "ratio",
+    "share",
+    "sig",
+    "speed",
+    "stderr_is_terminal",
+    "table",
+    "unit_kind",
+    "usd_mark",
+    "width",
+    "wrap",
+]
 
-
-def name_kind(name: str) -> str | None:
-    """The kind of a figure from its name (the last part of a dotted key), or None."""
-    n = name.rsplit(".", 1)[-1].lower()
-    for pattern, kind in SUFFIX_KINDS:
-        if pattern.startswith("in:"):
-            if pattern[3:] in n:
-                return kind
-        elif n.endswith(pattern):
-            return kind
-    return None
-
-
-def unit_kind(unit: str | None) -> str | None:
-    """The kind of a unit as written (``USD``, ``USD/month``, ``share of revenue``, ``1/yr``)."""
-    if not unit:
-        return None
-    for prefix, kind in UNIT_KINDS:
-        if unit == prefix or (prefix in ("USD", "share") and unit.startswith(prefix)):
-            return kind
-    return None
-
-
-def kind_of(name: str, unit: str | None = None) -> str:
-    """The kind of a figure: from its unit where one is given and known, else from its name,
-    else a plain number."""
-    return unit_kind(unit) or name_kind(name) or "number"
-
-
-def key_kind(key: str) -> str:
-    """The kind of an assumption key, from its rule's unit, else its name."""
-    from econ.assumptions import rule_for
-
-    rule = rule_for(key)
-    return kind_of(key, rule.unit if rule is not None else None)
-
+fmt_named = by_name  # the name of version 3
 
 # ---------------------------------------------------------------------------
-# one figure as text
-
-MISSING = "-"
-SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3))
-
-
-def _finite(x) -> bool:
-    try:
-        return x is not None and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def sig(x: float, digits: int = 4) -> str:
-    """``x`` to ``digits`` significant digits, written plainly (0.000123, never 1.23e-04)."""
-    if x == 0 or not math.isfinite(x):
-        return "0" if x == 0 else MISSING
-    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    text = f"{x:,.{min(places, 15)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def money(x) -> str:
-    """$1.23B, $456.7M, $12.3k, $0.53; '-' where there is no number."""
-    if not _finite(x):
-        return MISSING
-    x = float(x)
-    sign, a = ("-" if x < 0 else ""), abs(x)
-    for suffix, div in SCALES[1:]:
-        if round(a / div, 2 if suffix == "B" else 1) >= 1:
-            return f"{sign}${a / div:,.{2 if suffix == 'B' else 1}f}{suffix}"
-    return f"{sign}${a:,.2f}"
-
-
-def compact(x) -> str:
-    """A count: 1,234 below a million, else 1.23M, 4.56B, 7.89T."""
-    if not _finite(x):
-        return MISSING
-    x = float(x)
-    a = abs(x)
-    for suffix, div in SCALES:
-        if a >= div and div >= 1e6:
-            return f"{x / div:,.2f}{suffix}"
-    if a >= 100 or x == round(x):
-        return f"{x:,.0f}"
-    return sig(x, 4)
-
-
-def number(x) -> str:
-    """A plain number: 4 significant digits, separators from 1,000; large ones compact."""
-    if not _finite(x):
-        return MISSING
-    x = float(x)
-    a = abs(x)
-    if a >= 1e6:
-        return compact(x)
-    if a >= 1000 or (x == round(x) and a >= 1):
-        return f"{x:,.0f}" if x == round(x) else f"{x:,.1f}"
-    return sig(x, 4)
-
-
-def share(x) -> str:
-    """12.3%; shares under 1% keep two significant digits (0.042%)."""
-    if not _finite(x):
-        return MISSING
-    p = 100 * float(x)
-    if p != 0 and abs(p) < 0.001:
-        return "<0.001%" if p > 0 else ">-0.001%"
-    if p != 0 and abs(p) < 1:
-        return f"{sig(p, 2)}%"
-    return f"{p:,.1f}%"
-
-
-def months(x) -> str:
-    """A month count to a tenth: 14.2; '-' where there is none."""
-    return f"{float(x):,.1f}" if _finite(x) else MISSING
-
-
-def speed(x) -> str:
-    """tokens/s: 1,000 or 12.5."""
-    if not _finite(x):
-        return MISSING
-    x = float(x)
-    return f"{x:,.0f}" if abs(x) >= 100 else sig(x, 3)
-
-
-def rate(x) -> str:
-    """A rate per period as a percentage: 12.3%."""
-    return share(x)
-
-
-def ratio(x) -> str:
-    return f"{sig(float(x), 3)}x" if _finite(x) else MISSING
-
-
-def mw(x) -> str:
-    return f"{float(x):,.1f}" if _finite(x) else MISSING
-
-
-def index(x) -> str:
-    """An index or a ratio of two amounts to two decimals: 1.05."""
-    return f"{float(x):,.2f}" if _finite(x) else MISSING
-
-
-def flag(x) -> str:
-    return ("yes" if float(x) else "no") if _finite(x) else MISSING
-
-
-FORMATS: dict[str, Callable[[object], str]] = {
-    "money": money,
-    "share": share,
-    "months": months,
-    "speed": speed,
-    "rate": rate,
-    "ratio": ratio,
-    "mw": mw,
-    "count": compact,
-    "flag": flag,
-    "index": index,
-    "number": number,
-}
-
-
-def fmt(x, kind: str) -> str:
-    """One figure as text, by kind; text stays text, booleans read yes/no."""
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, str):
-        return x
-    if x is None:
-        return MISSING
-    return FORMATS.get(kind, number)(x)
-
-
-def fmt_named(x, name: str, unit: str | None = None) -> str:
-    """One figure as text, its kind from its name or unit."""
-    return fmt(x, kind_of(name, unit))
-
-
-# ---------------------------------------------------------------------------
-# money in prose: one unit per sentence
-
-_MARK = re.compile(r"\x00([^\x00]+)\x00")
-_SENTENCE = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])|\n")
+# money in prose
 
 
 def usd_mark(x: float | None, group: str = "usd") -> str:
-    """A money amount to be written in its sentence's unit (see :func:`one_unit`); ``group``
-    keeps amounts of another kind (per MW-month, per system) apart."""
+    """A money amount in prose: :func:`money` (the one rule, so that a figure reads the same in
+    every sentence and every command); 'n/a' where there is none. ``group`` is ignored: it
+    named the unit group of version 3's one-unit-per-sentence rule."""
     if x is None or not _finite(x):
         return "n/a"
-    return f"\x00{group}|{float(x)!r}\x00"
-
-
-def _scale(values: Sequence[float]) -> tuple[str, float, int]:
-    """The unit (suffix, divisor) and decimals every amount of a sentence is written in: the
-    largest amount's, one step smaller where that loses the smallest amount's first two
-    digits, and more decimals where even that does."""
-    vals = [abs(v) for v in values if v != 0]
-    if not vals:
-        return "", 1.0, 0
-    big, small = max(vals), min(vals)
-    steps = [("B", 1e9, 2), ("M", 1e6, 1), ("k", 1e3, 1), ("", 1.0, 2)]
-    i = next((j for j, (_, d, _) in enumerate(steps) if big >= d * 0.995), len(steps) - 1)
-    suffix, div, dec = steps[i]
-
-    def enough(div: float, dec: int) -> bool:
-        return small / div >= 10 ** (1 - dec) - 1e-12
-
-    if not enough(div, dec) and enough(div, dec + 1):
-        dec += 1
-    elif not enough(div, dec) and i + 1 < len(steps) and big / steps[i + 1][1] < 1e5:
-        suffix, div, dec = steps[i + 1]
-    while not enough(div, dec) and dec < 6:
-        dec += 1
-    return suffix, div, dec
+    return money(x)
 
 
 def one_unit(text: str) -> str:
-    """Write the marked amounts (:func:`usd_mark`) of each sentence in one unit per group:
-    "$0.43B, of which $0.22B ...; over the term alone -$1.30B", never $M beside $B."""
-
-    def sentence(s: str) -> str:
-        marks = [m.group(1).split("|", 1) for m in _MARK.finditer(s)]
-        scales = {
-            g: _scale([float(v) for gg, v in marks if gg == g]) for g in {g for g, _ in marks}
-        }
-
-        def put(m: re.Match) -> str:
-            g, v = m.group(1).split("|", 1)
-            suffix, div, dec = scales[g]
-            x = float(v)
-            return f"{'-' if x < 0 else ''}${abs(x) / div:,.{dec}f}{suffix}"
-
-        return _MARK.sub(put, s)
-
-    out, last = [], 0
-    for m in _SENTENCE.finditer(text):
-        out.append(sentence(text[last : m.start()]) + m.group(0))
-        last = m.end()
-    out.append(sentence(text[last:]))
-    return "".join(out)
+    """``text`` as it is: every amount is written by :func:`money` already (version 3 scaled
+    the amounts of a sentence to one unit, which wrote one figure two ways)."""
+    return text
 
 
 # ---------------------------------------------------------------------------
@@ -334,7 +156,8 @@ class Column:
     """A column of a printed table.
 
     key : the frame's column; header : what the table shows (wrapped on spaces);
-    kind : how its figures are formatted ("text" wraps, any other kind never does);
+    kind : how its figures are formatted ("text" wraps at spaces, "key" (a dotted key) after
+    its dots and underscores, any other kind never wraps);
     priority : 0 always shown; columns of higher priority are dropped first where the
     table does not fit; format : a function of one value to text, instead of the kind's.
     Figures already turned to text (a row about one key is in that key's unit) pass as
@@ -351,37 +174,85 @@ class Column:
         return self.header if self.header is not None else self.key.replace("_", " ")
 
 
-_SCIENTIFIC = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
-
-
-def plain_numbers(text: str) -> str:
-    """A text with its numbers in scientific notation written plainly (6.71e+11 -> 671.00B)."""
-    return _SCIENTIFIC.sub(lambda m: compact(float(m.group(0))), text)
-
-
 def cells(df: pd.DataFrame, col: Column) -> list[str]:
     """The column's figures as text (numbers inside text written plainly too)."""
     if col.format is not None:
         return [col.format(x) for x in df[col.key]]
     kind = col.kind or kind_of(col.key)
-    if kind == "text":
+    if kind in ("text", "key"):
         return [plain_numbers(x) if isinstance(x, str) else fmt(x, "number") for x in df[col.key]]
     return [fmt(x, kind) for x in df[col.key]]
 
 
 GAP = 3  # characters between two columns
 TEXT_MIN = 16  # a text column is not squeezed below this (or its longest word, or its text)
+KEY_MIN = 18  # nor a column of dotted keys below this (or its longest part, or its key)
+_KEY_BREAK = re.compile(r"(?<=[._])")  # a dotted key may wrap after a dot or an underscore
+
+
+def _key_parts(text: str) -> list[str]:
+    return [p for p in _KEY_BREAK.split(text) if p]
+
+
+def _wrap_key(text: str, w: int) -> str:
+    """A dotted key on lines of at most ``w`` characters, broken after its dots, else after
+    its underscores (contract.\nvalue_usd); a part longer than a line stays whole."""
+    lines: list[str] = []
+    for part in re.split(r"(?<=\.)", text):
+        if lines and len(lines[-1]) + len(part) <= w:
+            lines[-1] += part
+            continue
+        if len(part) > w:  # a long part: on lines of its own, broken after its underscores
+            lines.append("")
+            for bit in _key_parts(part):
+                if lines[-1] == "" or len(lines[-1]) + len(bit) <= w:
+                    lines[-1] += bit
+                else:
+                    lines.append(bit)
+            continue
+        lines.append(part)
+    return "\n".join(lines)
 
 
 def _least(col: Column, texts: list[str]) -> int:
     """The narrowest a column may be: its widest figure (a figure is never cut) and the
-    longest word of its header; a text column TEXT_MIN, or its longest word where longer."""
+    longest word of its header; a text column TEXT_MIN, or its longest word where longer; a
+    column of keys KEY_MIN, or its longest part between dots and underscores."""
     head = max((len(w) for w in col.label().split()), default=1)
+    longest = max((len(x) for x in texts), default=1)
     if col.kind == "text":
-        longest = max((len(x) for x in texts), default=1)
         word = max((len(w) for x in texts for w in x.split()), default=1)
         return max(head, word, min(longest, TEXT_MIN))
+    if col.kind == "key":
+        part = max((len(p) for x in texts for p in _key_parts(x)), default=1)
+        return max(head, part, min(longest, KEY_MIN))
     return max([head, 1] + [len(x) for x in texts])
+
+
+KEY_LINES = 2  # where the width allows, a key takes at most this many lines
+TEXT_COMFORT = 36  # and a text column this many characters (or its text, where shorter)
+
+
+def _comfortable(col: Column, texts: list[str]) -> int:
+    """The width a column wants before the table drops a column for it: a column of keys
+    wide enough that each key takes at most KEY_LINES lines, a text column TEXT_COMFORT
+    characters; any other its least."""
+    if col.kind == "text":
+        return max(_least(col, texts), min(_natural(col, texts), TEXT_COMFORT))
+    return _keys_comfortable(col, texts)
+
+
+def _keys_comfortable(col: Column, texts: list[str]) -> int:
+    """A column of keys wide enough that each key takes at most KEY_LINES lines; any other
+    column its least."""
+    least = _least(col, texts)
+    if col.kind != "key":
+        return least
+    need = least
+    for x in texts:
+        while need < len(x) and _wrap_key(x, need).count("\n") >= KEY_LINES:
+            need += 1
+    return need
 
 
 def _natural(col: Column, texts: list[str]) -> int:
@@ -390,15 +261,26 @@ def _natural(col: Column, texts: list[str]) -> int:
 
 
 def _widths(cols: Sequence[Column], texts: Mapping[str, list[str]], w: int) -> dict[str, int]:
-    """Each column's width: its least, then the room left given to text columns first (they
-    wrap worst), then to headers, up to each column's natural width."""
+    """Each column's width: its least, then the room left given to keys up to two lines, to
+    text columns up to a comfortable width, then to keys, text and headers up to each
+    column's natural width."""
     width = {c.key: _least(c, texts[c.key]) for c in cols}
     spare = w - sum(width.values()) - GAP * (len(cols) - 1)
-    for c in sorted(cols, key=lambda c: c.kind != "text"):
-        grow = min(spare, _natural(c, texts[c.key]) - width[c.key])
-        if grow > 0:
-            width[c.key] += grow
-            spare -= grow
+    stages = (
+        ("key", _keys_comfortable),
+        ("text", _comfortable),
+        ("key", _natural),
+        ("text", _natural),
+        (None, _natural),
+    )
+    for kind, size in stages:
+        for c in cols:
+            if (c.kind if c.kind in ("text", "key") else None) != kind:
+                continue
+            grow = min(spare, size(c, texts[c.key]) - width[c.key])
+            if grow > 0:
+                width[c.key] += grow
+                spare -= grow
     return width
 
 
@@ -423,7 +305,7 @@ def _build(
         title_style="",
     )
     for c in cols:
-        text = c.kind == "text"
+        text = c.kind in ("text", "key")
         t.add_column(
             c.label(),
             justify="left" if text else "right",
@@ -432,7 +314,12 @@ def _build(
             overflow="fold",
         )
     for i in range(n):
-        t.add_row(*(texts[c.key][i] for c in cols))
+        t.add_row(
+            *(
+                _wrap_key(texts[c.key][i], width[c.key]) if c.kind == "key" else texts[c.key][i]
+                for c in cols
+            )
+        )
     return t
 
 
@@ -443,23 +330,35 @@ def table(
     w: int | None = None,
 ) -> tuple[str, list[str]]:
     """The frame as a table that fits ``w`` characters (default :func:`width`): columns of
-    the highest priority are dropped until it fits; where even the columns of priority 0 do
-    not, each row is shown as lines of "header: value". A figure is never cut: a column is
-    never narrower than its widest figure (text wraps at spaces, headers too).
+    the highest priority are dropped until it fits, after text has wrapped (at spaces, keys
+    after their dots) as far as it can; where even the columns of priority 0 do not fit, each
+    row is shown as lines of "header: value". A figure is never cut: a column is never
+    narrower than its widest figure (headers wrap at spaces).
 
     Returns (the text, the headers of the columns dropped)."""
     w = w or width()
     title = wrap(title, w) if title else title
     texts = {c.key: cells(df, c) for c in columns}
-    shown = list(columns)
-    dropped: list[str] = []
-    while sum(_least(c, texts[c.key]) for c in shown) + GAP * (len(shown) - 1) > w:
-        pri = max(c.priority for c in shown)
-        if pri == 0:
-            return _records(df, shown, texts, title, w), dropped
-        victim = [c for c in shown if c.priority == pri][-1]
-        shown.remove(victim)
-        dropped.append(victim.label())
+
+    def fit(size) -> tuple[list[Column], list[str], bool]:
+        shown, dropped = list(columns), []
+        while sum(size(c, texts[c.key]) for c in shown) + GAP * (len(shown) - 1) > w:
+            pri = max(c.priority for c in shown)
+            if pri == 0:
+                return shown, dropped, False
+            victim = [c for c in shown if c.priority == pri][-1]
+            shown.remove(victim)
+            dropped.append(victim.label())
+        return shown, dropped, True
+
+    # text and keys at ease where dropping less telling columns allows it, else keys on at
+    # most two lines and text narrower, else both as narrow as they go
+    for size in (_comfortable, _keys_comfortable, _least):
+        shown, dropped, ok = fit(size)
+        if ok:
+            break
+    else:
+        return _records(df, shown, texts, title, w), dropped
     console = _console(w)
     console.print(_build(None, shown, texts, len(df), _widths(shown, texts, w)))
     body = _rstrip(console.file.getvalue())
@@ -520,11 +419,15 @@ def stderr_is_terminal() -> bool:
 
 
 class Bars:
-    """Progress bars on stderr, one per phase, shown only where stderr is a terminal.
+    """Progress on stderr, one line per phase, shown only where stderr is a terminal.
 
     ``with Bars() as bars: run(progress=bars("Monte Carlo", "samples"))``: each call gives
-    the ``progress(done, total)`` callback of a new bar (None where no bar is shown), with
-    the rate and the time left. The bars vanish when the block ends.
+    the ``progress(done, total)`` callback of a new phase (None where nothing is shown).
+    Until the phase reports a total, a spinner with its label and the time elapsed
+    ("Writing the workbook · elapsed 0:00:04"); once it does, a bar with the count, the
+    rate, the time elapsed and the time left, each labelled ("Monte Carlo ━━━━━╸━━━
+    12,000/40,000 samples · 2,820 samples/s · elapsed 0:00:03 · left 0:00:05"). The lines
+    vanish when the block ends.
     """
 
     def __init__(self, enabled: bool | None = None):
@@ -535,28 +438,19 @@ class Bars:
     def __enter__(self) -> Bars:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from rich.progress import Progress, TextColumn
 
             self._progress = Progress(
+                _column("spinner"),
                 TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[unit]}"),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TextColumn("left"),
-                TimeRemainingColumn(),
+                _column("bar"),
+                _column("count"),
+                _column("rate"),
+                _column("elapsed"),
+                _column("left"),
                 console=Console(stderr=True, highlight=False, markup=False),
                 transient=True,
                 refresh_per_second=5,
-                speed_estimate_period=10.0,
             )
             self._progress.start()
         return self
@@ -567,42 +461,85 @@ class Bars:
             self._progress = None
         return False
 
-    def __call__(self, what: str, unit: str) -> Callable[[int, int], None] | None:
+    def __call__(
+        self, what: str, unit: str, total: int | None = None, then: str | None = None
+    ) -> Callable[[int, int], None] | None:
+        """A new phase ``what`` counting ``unit``: a bar from the start where ``total`` is
+        given, else a spinner until the first report; ``then``: the label of the spinner that
+        follows once the count is complete (the work after the counted part)."""
         if self._progress is None:
             return None
         p = self._progress
         for earlier in self._tasks:  # a new phase: the earlier ones are over
             p.update(earlier, visible=False)
-        task = p.add_task(what, total=None, unit=unit)
+        task = p.add_task(what, total=total or None, unit=unit)
         self._tasks.append(task)
+        after: list[str] = [then] if then else []
 
         def update(done: int, total: int) -> None:
-            p.update(task, completed=done, total=total)
+            p.update(task, completed=done, total=total if total else None)
+            if after and total and done >= total:
+                self(after.pop(), "")
 
         return update
 
 
-def _rate_column_class():
-    from rich.progress import ProgressColumn
+def _hms(seconds: float | None) -> str:
+    """0:01:05: a duration as hours, minutes and seconds."""
+    s = max(0, int(seconds or 0))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def progress_fields(task) -> dict[str, str]:
+    """What one phase's line shows, each figure with its label: where the total is known, the
+    bar, "done/total unit", "rate unit/s", "elapsed h:mm:ss" and "left h:mm:ss" (once a rate
+    is known); where it is not, a spinner and the time elapsed, never a time left."""
+    unit = task.fields.get("unit", "")
+    elapsed = f"elapsed {_hms(task.finished_time if task.finished else task.elapsed)}"
+    if task.total is None:
+        return {"spinner": "yes", "elapsed": elapsed}
+    out = {
+        "bar": "yes",
+        "count": f"{task.completed:,.0f}/{task.total:,.0f}" + (f" {unit}" if unit else ""),
+        "elapsed": elapsed,
+    }
+    # the average since the phase began: the work arrives in chunks, so a rate over the last
+    # seconds would swing from a burst to nothing
+    spent = task.finished_time if task.finished else task.elapsed
+    if task.completed and spent:
+        speed = task.completed / spent
+        rate = compact(speed) if speed >= 100 else sig(speed, 3)
+        out["rate"] = rate + (f" {unit}" if unit else "") + "/s"
+        if not task.finished:
+            out["left"] = f"left {_hms((task.total - task.completed) / speed)}"
+    return out
+
+
+def _column(part: str):
+    """A column of the progress line: ``part`` of :func:`progress_fields` (built on first
+    use, so that importing this module does not import rich)."""
+    from rich.progress import BarColumn, ProgressColumn, SpinnerColumn
     from rich.text import Text
 
-    class RateColumn(ProgressColumn):
-        """Units a second, as the bar's unit says."""
+    class Part(ProgressColumn):
+        def __init__(self):
+            super().__init__()
+            self.spinner = SpinnerColumn("dots", finished_text=" ")
+            self.bar = BarColumn(bar_width=30)
 
-        def render(self, task) -> Text:
-            s = task.finished_speed or task.speed
-            if s is None:
-                return Text("", style="progress.data.speed")
-            return Text(f"{compact(s)}/s", style="progress.data.speed")
+        def render(self, task):
+            fields = progress_fields(task)
+            if part not in fields:
+                return Text("")
+            if part == "spinner":
+                return self.spinner.render(task)
+            if part == "bar":
+                return self.bar.render(task)
+            # a separator before every labelled figure but the count: "elapsed 0:00:08 ·
+            # left 0:00:11", never a time that reads as followed by "left"
+            return Text(fields[part] if part == "count" else f"· {fields[part]}")
 
-    return RateColumn
-
-
-class _RateColumn:
-    """Built on first use, so that importing this module does not import rich."""
-
-    def __new__(cls):
-        return _rate_column_class()()
+    return Part()
 
 
 @contextmanager

@@ -95,16 +95,20 @@ def test_rate_percentiles_are_the_samples_that_have_one_blank_above_the_meaningf
 
 def test_percentiles_read_as_the_terminal_prints_them(sheet, mc, monkeypatch):
     """The row of each output on the sheet, written with its number format, is the row of
-    econ sensitivity montecarlo's table: '-' there is a blank cell here."""
+    econ sensitivity montecarlo's table (after its share undefined; a rate has no mean): a
+    blank cell here is '-' there, or '>1,000%' above the meaningful range."""
     monkeypatch.setenv("COLUMNS", "250")  # every column of the terminal's table
     text, _ = cli_text.montecarlo(mc)
     rows = rows_of(sheet, "mc_percentiles")
     for output, label in (("irr_annual", "IRR"), ("mirr_annual", "MIRR")):
         line = next(x for x in text.splitlines() if x.startswith(cli_text.OUTPUT_LABELS[output]))
-        printed = line[len(cli_text.OUTPUT_LABELS[output]) :].split()[: len(QS)]
+        printed = line[len(cli_text.OUTPUT_LABELS[output]) :].split()[1 : 1 + len(QS)]
         for q, words in zip(QS, printed, strict=True):
             v = rows[label][f"P{q}"].value
-            shown = "-" if v is None else f"{v:,.1%}" if abs(v) >= 0.01 else words
+            if v is None:
+                assert words in ("-", f">{IRR_MEANINGFUL_MAX:,.0%}"), (label, q)
+                continue
+            shown = f"{v:,.1%}" if abs(v) >= 0.01 else words
             assert shown == words, (label, q)
     npv = rows["NPV"]
     assert npv["P50"].number_format.startswith("$#,##0.0,,")

@@ -55,8 +55,10 @@ def test_goal_seek_says_clearly_when_no_value_gets_there(base):
     res = goal_seek_key(base, "finance.discount_rate_annual")
     assert res.value is None
     assert res.message.startswith(
-        "no value of finance.discount_rate_annual in [0.06, 0.15] brings NPV to zero: it stays above zero"
+        "no value of finance.discount_rate_annual from 6.0% to 15.0% brings NPV to zero: it stays "
+        "above zero ($"
     )
+    assert res.side == "above" and 0 < res.target_range[0] < res.target_range[1]
     res = goal_seek_key(base, "agent.ttft_s")  # agent latency only
     assert res.value is None and "does not depend on agent.ttft_s" in res.message
 
