@@ -1582,6 +1582,7 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "terminal_margin": vec(cash.terminal_margin),
         "monthly_rate": vec(cash.monthly_rate),
         "last_negative_month": nh(running_last_negative(cash.cumulative_cash, t)),
+        "last_negative_month_cash": nh(running_last_negative(cash.cumulative_cash_only, t)),
         "last_negative_month_discounted": nh(
             running_last_negative(np.cumsum(cash.discounted_cash_flow, axis=0), t)
         ),

@@ -278,18 +278,31 @@ def cash_rows(a: Assumptions, r: Results) -> list[Declaration]:
     P = r.parts
     last_neg = "IF(AND([in_horizon]=1,[{cum}]<0),{{m}},[{name}-1])"
     return [
-        Section("Cash"),
-        Row("inflow", "Revenue net of variable costs, plus GPU cost avoided", "USD", "usd_m",
-            f"([revenue.sub]+[revenue.api])*{KEEP}+[revenue.gpu]", row0(P["inflow"]),
-            check=Check("Inflow: its total against the streams' totals (Revenue)",
-                        f"(SUM([revenue.sub:])+SUM([revenue.api:]))*{KEEP}+SUM([revenue.gpu:])")),
-        Row("rent", "Rent (from Costs)", "USD", "usd_m", "[costs.rent]", row0(r.rent),
-            check=Check("Rent on Payback: its total against the value owed",
-                        'IF(contract_payment="take_or_pay",contract_value_usd,contract_value_usd*contract_delivered_share)')),
-        Row("cf", "Net cash flow, CF_t", "USD", "usd_m", "[inflow]-[rent]",
-            row0(r.net_cash_flow),
-            check=Check("Net cash flow: its total against inflow less rent", "SUM([inflow:])-SUM([rent:])")),
-        Row("cum", "Cumulative cash, K_t", "USD", "usd_m", "[cum-1]+[cf]",
+        Section("Cash (money out negative)"),
+        Row("cash_in", "Cash in: Pro upgrades and ultrafast API, net of variable costs", "USD",
+            "usd_m", f"([revenue.sub]+[revenue.api])*{KEEP}",
+            row0(np.asarray(r.cash_flow) + np.asarray(r.rent)),
+            check=Check("Cash in: its total against the streams' totals (Revenue)",
+                        f"(SUM([revenue.sub:])+SUM([revenue.api:]))*{KEEP}")),
+        Row("rent", "Rent paid (money out: negative; from Costs)", "USD", "usd_m", "-[costs.rent]",
+            row0(-np.asarray(r.rent)),
+            check=Check("Rent on Payback: its total against minus the value owed",
+                        'IF(contract_payment="take_or_pay",-contract_value_usd,-contract_value_usd*contract_delivered_share)')),
+        Row("cash", "Cash flow: cash in plus rent (cash only)", "USD", "usd_m",
+            "[cash_in]+[rent]", row0(r.cash_flow)),
+        Row("cum_cash", "Cumulative cash only", "USD", "usd_m", "[cum_cash-1]+[cash]",
+            held(r.cumulative_cash_only), opening="0"),
+        Row("last_neg_cash", "Last month with cumulative cash only below zero so far", "month",
+            "num", last_neg.format(cum="cum_cash", name="last_neg_cash"),
+            held(P["last_negative_month_cash"]), opening="0"),
+        Section("Value: the GPU cost avoided (not cash: GPU-hours the lab need not pay for)"),
+        Row("gpu", "GPU cost avoided, net (from Revenue)", "USD", "usd_m", "[revenue.gpu]",
+            row0(r.gpu_savings)),
+        Row("cf", "Net flow the NPV counts, CF_t: cash flow plus GPU cost avoided", "USD",
+            "usd_m", "[cash]+[gpu]", row0(r.net_cash_flow),
+            check=Check("Net flow: its total against cash in, rent and GPU cost avoided",
+                        "SUM([cash_in:])+SUM([rent:])+SUM([gpu:])")),
+        Row("cum", "Cumulative net flow (cash and value), K_t", "USD", "usd_m", "[cum-1]+[cf]",
             held(r.cumulative_cash), opening="0"),
         Row("d", "Discount factor (from Costs)", "-", "num4", "[costs.d]",
             pad_months(r.discount[0], 1.0), opening="[costs.d]"),
@@ -315,6 +328,9 @@ def payback_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]
     P = r.parts
     pay = ('IF(last_negative_month=0,0,IF(cumulative_cash_at_horizon_usd<0,"",'
            "last_negative_month-[cum@last_negative_month]/[cf@last_negative_month+1]))")
+    cash_pay = ('IF(last_negative_month_cash=0,0,IF(cash_only_at_horizon_usd<0,"",'
+                "last_negative_month_cash-[cum_cash@last_negative_month_cash]"
+                "/[cash@last_negative_month_cash+1]))")
     dpay = ('IF(last_negative_month_discounted=0,0,IF(discounted_cash_at_horizon_usd<0,"",'
             "last_negative_month_discounted-dcum_at_last_negative_usd/dcf_after_last_negative_usd))")
     ld = int(P["last_negative_month_discounted"][0][-1])
@@ -322,16 +338,27 @@ def payback_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]
     dcum, dcf = held(r.cumulative_discounted_cash), row0(r.discounted_cash_flow)
     return [
         Section("Results", narrow=True),
-        Result("cumulative_cash_at_horizon_usd", "Cumulative cash at the horizon", "USD",
+        Result("cash_only_at_horizon_usd", "Cumulative cash only at the horizon", "USD",
+               "usd_b", f"[cum_cash@{H}]", float(np.asarray(r.cumulative_cash_only)[0][-1])),
+        Result("last_negative_month_cash", "Last month with cumulative cash only below zero",
+               "month", "num", f"[last_neg_cash@{H}]",
+               float(P["last_negative_month_cash"][0][-1])),
+        Result("cash_payback_months", "Cash payback month, on cash only (blank: none)", "month",
+               "num1", cash_pay, blank(head["cash_payback_months"]),
+               match="Cash payback month"),
+        Result("cumulative_cash_at_horizon_usd",
+               "Cumulative net flow (cash and GPU cost avoided) at the horizon", "USD",
                "usd_b", f"[cum@{H}]", head["cumulative_cash_at_horizon_usd"]),
-        Result("cumulative_cash_at_term_usd", "Cumulative cash at the end of the term", "USD",
+        Result("cumulative_cash_at_term_usd", "... at the end of the term", "USD",
                "usd_b", "[cum@contract_term_months]", head["cumulative_cash_at_term_usd"]),
         Result("shortfall_usd", "Shortfall at the horizon", "USD", "usd_b",
                "MAX(0,-cumulative_cash_at_horizon_usd)", head["shortfall_usd"],
                match="Shortfall [USD]"),
         Result("last_negative_month", "Last month with cumulative cash below zero", "month",
                "num", f"[last_neg@{H}]", float(P["last_negative_month"][0][-1])),
-        Result("payback_months", "Payback month (lasting recovery; blank: none)", "month", "num1",
+        Result("payback_months",
+               "Economic payback month, counting the GPU cost avoided (blank: none)", "month",
+               "num1",
                pay, blank(head["payback_months"]), match="Payback month"),
         Result("pays_back", "Pays back within the horizon", "TRUE/FALSE", "bool",
                "ISNUMBER(payback_months)", head["payback_months"] is not None),
@@ -380,11 +407,11 @@ def npv_results(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
         *irr_results(a, r),
         Solver("irr_root", "The flows for the IRR", "[irr_flows:]", 0, trace),
         Result("profitability_index", "Profitability index (1 = break-even)", "-", "num2",
-               f"(SUMPRODUCT([inflow:],[d:])+{tv})/rent_npv_usd", head["profitability_index"],
+               f"(SUMPRODUCT([cash_in:],[d:])+SUMPRODUCT([gpu:],[d:])+{tv})/rent_npv_usd", head["profitability_index"],
                match="Profitability index"),
         Result("realised_cost_per_mtok_usd", "Realised cost per million tokens served",
                "USD/M tokens", "usd2",
-               'IF(SUM([revenue.tokens_served:])>0,constant_tokens_per_million*SUM([rent:])'
+               'IF(SUM([revenue.tokens_served:])>0,-constant_tokens_per_million*SUM([rent:])'
                '/SUM([revenue.tokens_served:]),"")',
                head["realised_cost_per_mtok_usd"]),
         Result("simple_breakeven_pro_users", "Pro users to pay the contract (the articles)",
@@ -508,15 +535,15 @@ def bridge(a: Assumptions, r: Results, head: dict) -> list[Declaration]:
     items = (
         ("bridge_subscription_usd", "Pro upgrades (subscription revenue)",
          "SUMPRODUCT([revenue.sub:],[d:])", pv(r.subscription_revenue)),
-        ("bridge_api_usd", "Ultrafast API premium", "SUMPRODUCT([revenue.api:],[d:])",
+        ("bridge_api_usd", "Net ultrafast API revenue", "SUMPRODUCT([revenue.api:],[d:])",
          pv(r.api_revenue)),
-        ("bridge_variable_costs_usd", "less variable costs",
+        ("bridge_variable_costs_usd", "Variable costs (money out)",
          "-finance_variable_cost_share*(bridge_subscription_usd+bridge_api_usd)",
          -v * (pv(r.subscription_revenue) + pv(r.api_revenue))),
         ("bridge_gpu_usd", "GPU cost avoided, net", "SUMPRODUCT([revenue.gpu:],[d:])",
          pv(r.gpu_savings)),
-        ("bridge_rent_usd", "less rent", "-SUMPRODUCT([rent:],[d:])", -pv(r.rent)),
-        ("bridge_terminal_value_usd", "Terminal value of the Pro tail",
+        ("bridge_rent_usd", "Rent (money out)", "SUMPRODUCT([rent:],[d:])", -pv(r.rent)),
+        ("bridge_terminal_value_usd", "Terminal value's present value (the Pro tail)",
          f"finance_terminal_value*terminal_value_usd*[d@{H}]",
          head["npv_usd"] - head["npv_without_terminal_value_usd"]),
     )

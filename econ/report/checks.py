@@ -112,9 +112,12 @@ def integrity(book: Book) -> list[Check | Route]:
         Route("Total rent equals the value owed (the delivered share of it, paid as delivered)",
               sn("costs.rent"), 'IF(contract_payment="take_or_pay",contract_value_usd,contract_value_usd*contract_delivered_share)',
               "USD", "usd_b", _total(book, "costs.rent")),
-        Route("Cumulative cash at the horizon equals the sum of the cash flows",
+        Route("Cumulative net flow at the horizon equals the sum of the net flows",
               "cumulative_cash_at_horizon_usd", sn("payback.cf"), "USD", "usd_b",
               _result(book, "cumulative_cash_at_horizon_usd")),
+        Route("Cumulative cash only at the horizon equals cash in plus rent",
+              "cash_only_at_horizon_usd", f'{sn("payback.cash_in")}+{sn("payback.rent")}', "USD",
+              "usd_b", _result(book, "cash_only_at_horizon_usd")),
         Route("The streams' present values (Payback, bridge) sum to the NPV", "bridge_npv_usd",
               "npv_usd", "USD", "usd_b", _result(book, "bridge_npv_usd")),
         *[Route(label, total, other, d.unit, _total_format(d.fmt), _row_total(book, d))
@@ -316,6 +319,7 @@ def _integrity(book: Book, ws, checks: list, row: int) -> int:
     )
     book.name("integrity_ok", f"'Checks'!$C${row + 1}")
     book.name("checks_integrity_area", f"'Checks'!$C${first + 1}:$C${last + 1}")
+    book.name("checks_integrity_labels", f"'Checks'!$A${first + 1}:$A${last + 1}")
     _true_false_colours(book, ws, first, row, 2)
     return row
 

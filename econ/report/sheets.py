@@ -145,8 +145,9 @@ def _payback_chart(book: Book, ws, tl, at: int) -> None:
     H = MONTHS  # every month the book allows: a horizon edit redraws the curve
     chart = book.wb.add_chart({"type": "line"})
     for name, label, color, dash in (
-        ("payback.cum", "Cumulative cash", "#1F4E79", "solid"),
-        ("payback.dcum", "Cumulative discounted cash", "#2E75B6", "dash"),
+        ("payback.cum", "Cumulative net flow (cash and GPU cost avoided)", "#1F4E79", "solid"),
+        ("payback.cum_cash", "Cumulative cash only", "#C55A11", "solid"),
+        ("payback.dcum", "Cumulative discounted net flow", "#2E75B6", "dash"),
     ):
         row = book.rows[name].row
         chart.add_series(
