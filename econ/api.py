@@ -105,6 +105,7 @@ CAPACITY_UNITS: dict[str, str | None] = {
     "tokens_per_s_per_user": "tokens/s/user",
     "tokens_per_s_per_mw": "tokens/s/MW",
     "concurrent_users_per_mw": "users/MW",
+    "tokens_per_s_per_mw_served": "tokens/s/MW",
     "chips_per_replica": "chips",
     "stages": "stages",
     "chips_per_stage": "chips",

@@ -145,13 +145,29 @@ def _verdict(s: float, ceiling: float, ratio: float) -> str:
     return "plausible" if ratio <= 1 else f"exceeds the envelope by {ratio:.1f}x"
 
 
+def served_throughput(a: Assumptions, platform: str, speeds: Iterable[float]) -> np.ndarray:
+    """Thr*_p(s) [tokens/s/MW] at each speed on the run's basis (capacity.basis; sections 3.5,
+    V4.4, V4.5): the throughput the money reads, which never falls as users ask for less
+    speed; on the data basis NaN where the curve does not cover s."""
+    from econ import model  # econ.model imports this module
+
+    s = np.asarray(list(speeds), float)
+    if a.values["capacity.basis"] == "data":
+        return np.array([data_throughput(a, platform, x) for x in s])
+    p = model.Params(a)
+    return np.asarray(
+        np.broadcast_to(model.platform_throughput(p, platform, s, physics.model_from(p)), s.shape),
+        float,
+    )
+
+
 def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame:
     """One row per platform and speed (the tier speeds, then any others asked for).
 
-    Columns: data throughput and users per MW (frontier.csv), the layout, the per-user
-    ceiling, the physics envelope and what attains it, data / physics, a verdict, and the
-    cost per million tokens rented and bought at capacity.average_utilization of each
-    basis (data curve and envelope).
+    Columns: data throughput and users per MW (frontier.csv), the throughput per MW on the
+    run's basis (the one the money reads), the layout, the per-user ceiling, the physics
+    envelope and what attains it, data / physics, a verdict, and the cost per million tokens
+    rented and bought at capacity.average_utilization of each basis (data curve and envelope).
     """
     util = a.num("capacity.average_utilization")
     m = served_model(a)
@@ -163,7 +179,8 @@ def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame
         n_w, k_min = (float(x) for x in physics.layout(m, ch))
         rent_mw = rent_per_mw_month(a, p)
         buy_mw = buy_per_mw_month(a, p)
-        for tier, s in asked:
+        served = served_throughput(a, p, [s for _, s in asked])
+        for (tier, s), thr_served in zip(asked, served, strict=True):
             thr = data_throughput(a, p, s)
             env = envelope(a, p, s)
             phys = float(env.throughput[0])
@@ -175,6 +192,7 @@ def capacity_table(a: Assumptions, speeds: Iterable[float] = ()) -> pd.DataFrame
                 "tokens_per_s_per_user": s,
                 "tokens_per_s_per_mw": thr,
                 "concurrent_users_per_mw": thr / s,
+                "tokens_per_s_per_mw_served": float(thr_served),
                 "chips_per_replica": n_w,
                 "stages": k_min,
                 "chips_per_stage": float(ch.domain_chips),

@@ -25,6 +25,33 @@ def test_rent_as_delivered_and_flat():
     np.testing.assert_allclose(cost.rent(t, mw, 600.0, 3, 0.0)[:, 0], [200, 200, 200, 0])
 
 
+def test_rent_follows_delivery_or_is_owed_in_full():
+    # section V4.5: half the contracted MW delivered (a 3-month term ramping 1, 2, 3 MW, value
+    # 600): paid as delivered, the rent follows the MW delivered, 50, 100, 150; take-or-pay owes
+    # it in full, 200 a month
+    t = np.arange(1, 5, dtype=float)[:, None]
+    mw = np.array([[1.0], [2.0], [3.0], [0.0]])
+    np.testing.assert_allclose(cost.rent(t, mw, 600.0, 3, 1.0, 0.5)[:, 0], [50, 100, 150, 0])
+    np.testing.assert_allclose(cost.rent(t, mw, 600.0, 3, 0.0, 0.5)[:, 0], [200, 200, 200, 0])
+    assert cost.pays_as_delivered("pay_as_delivered") == 1.0
+    assert cost.pays_as_delivered("take_or_pay") == 0.0
+
+
+def test_the_model_pays_for_the_mw_delivered_on_its_payment_basis(base):
+    # the bundled $10B over a 24-month ramp and a 30-month term: 60 % delivered costs $6B paid as
+    # delivered and the full $10B take-or-pay ($333.3M a month), with 60 % of the MW online
+    from econ.model import evaluate
+
+    share = {"contract.delivered_share": np.array([1.0, 0.6])}
+    r = evaluate(base, share, detail=False)
+    np.testing.assert_allclose(r.rent.sum(axis=1), [10e9, 6e9], rtol=1e-12)
+    np.testing.assert_allclose(r.mw_online[1], 0.6 * r.mw_online[0], rtol=1e-15)
+    top = evaluate(base.with_overrides([("contract.payment", "take_or_pay")]), share, detail=False)
+    np.testing.assert_allclose(top.rent.sum(axis=1), [10e9, 10e9], rtol=1e-12)
+    np.testing.assert_allclose(top.rent[:, :30], 10e9 / 30, rtol=1e-12)
+    assert np.all(top.rent[:, 30:] == 0)
+
+
 def test_discount_factors_at_month_end():
     d = cost.discount(np.array([12.0, 6.0]), 0.10)
     np.testing.assert_allclose(d, [1 / 1.1, 1.1**-0.5])

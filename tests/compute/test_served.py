@@ -1,5 +1,6 @@
-"""One served model on every platform (docs/model.md, section 0.1): the stage grid, the
-realisation factor, the served speeds, the GPU cost per tier and the calibration guards."""
+"""One served model on every platform (docs/model.md, sections 0.1, V4.3 and V4.4): the stage
+grid, the realisation factor by serving regime, the served speeds, the value of a token
+crossing the GPU-fleet boundary per tier and the calibration guards."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import shutil
 
 import numpy as np
 import pytest
+import reference_model
 from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import econ
-from econ.compute import physics, tables
-from econ.model import CEILING_MARGIN, SERVED_GRID, Params, evaluate, realisation
+from econ.compute import physics, tables, transfer
+from econ.model import CEILING_MARGIN, SERVED_GRID, evaluate
 
 SPM = 2_629_800.0
 HPM = 730.5  # hours a month
@@ -43,30 +45,52 @@ def test_a_larger_stage_cap_never_lowers_the_envelope(base):
 # ------------------------------------------------------------------------ realisation factor
 
 
-def _eta(a: econ.Assumptions, platform: str) -> float:
-    return float(realisation(Params(a), platform)[0])
-
-
-def _env(a: econ.Assumptions, platform: str, point: str) -> float:
-    """The measured model's envelope at a frontier point's speed on the base hardware."""
-    from econ.model import measured_model
-
+def _env(a: econ.Assumptions, platform: str, point: str) -> tuple[float, float]:
+    """(envelope, ceiling) of the measured model of a frontier point at its speed on the base
+    hardware."""
     s = a.num(f"frontier.{point}.tokens_per_s_per_user")
-    model = measured_model(a, str(a.values[f"frontier.{point}.model"]))
-    return float(
-        physics.envelope(
-            s, model, tables.chip(a, platform), a.num("facility.pue")
-        ).throughput.item()
-    )
+    model = transfer.measured_model(a, str(a.values[f"frontier.{point}.model"]))
+    k_cap = transfer.stage_cap(a, platform)
+    env = physics.envelope(s, model, tables.chip(a, platform), a.num("facility.pue"), k_cap=k_cap)
+    return float(env.throughput.item()), float(env.ceiling.item())
 
 
-def test_the_realisation_factor_is_the_geometric_mean_over_sourced_points(base, tmp_path):
-    # bundled: wse3's one sourced point (the articles' 450,000 tokens/s at 750) sets it alone;
-    # b300's (340 tokens/s, measured on DeepSeek-R1 FP4) its own; h100 names no model: 1
-    assert _eta(base, "wse3") == pytest.approx(450_000 / _env(base, "wse3", "wse3_750"), rel=1e-12)
-    assert _eta(base, "b300") == pytest.approx(450_000 / _env(base, "b300", "b300_340"), rel=1e-12)
-    assert _eta(base, "h100") == 1.0
-    # a second sourced point: the geometric mean of the two ratios
+def _point(a: econ.Assumptions, platform: str, point: str) -> tuple[float, float]:
+    """(x_i, eta_i) of a sourced point (section V4.4): x_i = s_i / ceiling(measured model, base
+    hardware), eta_i = Thr_data(s_i) / Env_measured(s_i)."""
+    env, ceil = _env(a, platform, point)
+    s = a.num(f"frontier.{point}.tokens_per_s_per_user")
+    return s / ceil, a.num(f"frontier.{point}.tokens_per_s_per_mw") / env
+
+
+def test_the_realisation_factor_by_regime_on_the_bundled_data(base):
+    # wse3: one sourced point (the articles' 450,000 tokens/s at 750, on the served model): one
+    # factor at every regime. h100: one (DeepSeek's disclosed day at 20 tokens/s). groq_lpu:
+    # none (every point a Guesstimate): eta = 1, physics. b300: three sourced points (InferenceX
+    # at 71 and 128 tokens/s, the NVIDIA chart at 340), linear in x between them, flat outside.
+    xs = np.array([0.001, 0.05, 0.3, 0.7, 1.0])
+    x750, e750 = _point(base, "wse3", "wse3_750")
+    assert e750 == pytest.approx(450_000 / _env(base, "wse3", "wse3_750")[0], rel=1e-15)
+    np.testing.assert_allclose(transfer.realisation(base, "wse3")(xs), e750, rtol=1e-12)
+    _, e20 = _point(base, "h100", "h100_20")
+    np.testing.assert_allclose(transfer.realisation(base, "h100")(xs), e20, rtol=1e-12)
+    groq = transfer.realisation(base, "groq_lpu")
+    assert not groq.measured
+    np.testing.assert_array_equal(groq(xs), 1.0)
+    pts = [_point(base, "b300", i) for i in ("b300_71", "b300_128", "b300_340")]
+    (x1, e1), (x2, e2), (x3, e3) = sorted(pts)
+    eta = transfer.realisation(base, "b300")
+    got = eta(np.array([x1 / 2, x1, (x1 + x2) / 2, x2, 0.25 * x2 + 0.75 * x3, x3, 0.95]))
+    want = [e1, e1, (e1 + e2) / 2, e2, 0.25 * e2 + 0.75 * e3, e3, e3]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # the same points as the reference model finds them
+    ref = reference_model.realisation_points(reference_model.bundled(), "b300")
+    np.testing.assert_allclose(np.array(ref), np.array(sorted(pts)), rtol=1e-12)
+
+
+def test_a_second_sourced_point_makes_the_factor_linear_between_them(base, tmp_path):
+    # wse3_1500 marked sourced: two regimes, x750 and x1500 (the same measured model, so
+    # x1500 = 2 x750); eta is linear in x between them and flat outside
     dest = tmp_path / "data"
     shutil.copytree(DATA, dest)
     path = dest / "frontier.csv"
@@ -77,43 +101,51 @@ def test_the_realisation_factor_is_the_geometric_mean_over_sourced_points(base, 
         )
     )
     a = econ.load(dest)
-    r750 = 450_000 / _env(a, "wse3", "wse3_750")
-    r1500 = 250_000 / _env(a, "wse3", "wse3_1500")
-    assert _eta(a, "wse3") == pytest.approx(np.sqrt(r750 * r1500), rel=1e-12)
+    (x1, e1), (x2, e2) = _point(a, "wse3", "wse3_750"), _point(a, "wse3", "wse3_1500")
+    assert x2 == pytest.approx(2 * x1, rel=1e-12) and e2 != e1
+    eta = transfer.realisation(a, "wse3")
+    got = eta(np.array([x1 / 2, x1, 1.5 * x1, x2, 0.99]))
+    np.testing.assert_allclose(got, [e1, e1, (e1 + e2) / 2, e2, e2], rtol=1e-12)
+    assert eta.non_increasing == (e2 <= e1)
 
 
 def test_the_realisation_factor_is_capped_at_one(data_copy):
-    # ten times the articles' figure on the served model: above its envelope, capped at 1
+    # ten times the articles' figure on the served model: above its envelope, capped at 1 (the
+    # Guesstimates at slower speeds raised with it so that the curve does not rise with speed)
     path = data_copy / "frontier.csv"
     text = path.read_text()
     for point, old, new in (
-        ("wse3_54", "700000", "9000000"),
-        ("wse3_134", "650000", "8000000"),
+        ("wse3_54", "612000", "9000000"),
+        ("wse3_134", "612000", "8000000"),
         ("wse3_340", "560000", "7000000"),
         ("wse3_750", "450000", "4500000"),
     ):
         text = text.replace(f"{point},wse3,{point[5:]},{old},", f"{point},wse3,{point[5:]},{new},")
     path.write_text(text)
     a = econ.load(data_copy)
-    assert 4_500_000 / _env(a, "wse3", "wse3_750") > 1
-    assert _eta(a, "wse3") == 1.0
+    raw = 4_500_000 / _env(a, "wse3", "wse3_750")[0]
+    assert raw > 1
+    eta = transfer.realisation(a, "wse3")
+    assert float(eta(0.4)) == 1.0 and float(eta.raw(0.4)) == pytest.approx(raw, rel=1e-12)
+    # the run reports where the cap binds
+    assert evaluate(a).realisation_capped[0] == 1
 
 
 def test_the_transferred_basis_is_eta_times_scale_times_the_envelope(base):
     # at the served 750 tokens/s on wse3 the transferred basis gives back the articles' figure
-    # (the one sourced point is on the served model), and frontier_scale multiplies it
+    # (the one sourced point is on the served model), and frontier_scale multiplies it; at the
+    # standard tier's 54 tokens/s the same factor (one point: flat in x) times the envelope there
     r = evaluate(base, {"hardware.wse3.frontier_scale": np.array([1.0, 1.5])}, served=1.0)
     np.testing.assert_allclose(r.throughput_per_mw, [450_000, 675_000], rtol=1e-12)
+    m, c = tables.served_model(base), tables.chip(base, "wse3")
     env54 = float(
-        physics.envelope(
-            54.0,
-            tables.served_model(base),
-            tables.chip(base, "wse3"),
-            1.2,
-            k_cap=16 * physics.layout(tables.served_model(base), tables.chip(base, "wse3"))[1],
-        ).throughput.item()
+        physics.envelope(54.0, m, c, 1.2, k_cap=16 * physics.layout(m, c)[1]).throughput.item()
     )
-    assert r.throughput_per_mw_standard[0] == pytest.approx(_eta(base, "wse3") * env54, rel=1e-12)
+    eta = _point(base, "wse3", "wse3_750")[1]
+    assert r.throughput_per_mw_standard[0] == pytest.approx(eta * env54, rel=1e-12)
+    # section V4.5: a slower user is never served with less throughput (version 3: 244,166 at
+    # 54 against 450,000 at 750)
+    assert r.throughput_per_mw_standard[0] >= r.throughput_per_mw[0] * (1 - 1e-12)
 
 
 # ----------------------------------------------------------------------------- served speeds
@@ -189,25 +221,57 @@ def test_the_served_speed_maximises_the_npv_among_feasible_grid_speeds(base):
 # ------------------------------------------------------------------------ GPU cost per tier
 
 
-def test_the_gpu_cost_per_tier_from_the_hourly_rent_by_hand(base):
-    # transferred basis: b300 at 4 USD an hour, 1.9 kW a GPU, PUE 1.2 costs 4 x 730.5 x 1000 /
-    # (1.9 x 1.2) = 1,281,579 USD per facility MW-month; standard (54) and fast (134) are
-    # served at their speeds (<= 0.9 x 252.3); Thr = eta_b300 x the envelope there; a fleet
-    # 60 % busy: g$_i = per_mw / (Thr_i x SPM x 0.6) x 1e6
-    per_mw = 4 * HPM * 1000 / (1.9 * 1.2)
-    assert per_mw == pytest.approx(1_281_578.95, abs=0.01)
-    m, c = tables.served_model(base), tables.chip(base, "b300")
-    k_cap = 16 * physics.layout(m, c)[1]
-    eta = _eta(base, "b300")
+def test_the_value_of_a_freed_gpu_hour_by_hand(base):
+    # section V4.3 with the bundled b300: rent r_m 3.96 USD a GPU-hour, 1.9 kW a GPU, PUE 1.2,
+    # power at 0.086 USD/kWh: e = 1.9 x 1.2 x 0.086 = 0.19608 USD a GPU-hour; a = 0.5, sublet 0:
+    # lambda = 0.5 x 3.96 + 0.5 x (0 + 0.19608) = 2.07804 USD a GPU-hour
+    r = evaluate(base)
+    assert r.gpu_energy_per_hour[0] == pytest.approx(0.19608, rel=1e-12)
+    assert r.gpu_hour_value[0] == pytest.approx(2.07804, rel=1e-12)
+    # one freed hour replaces an added one (a = 1): lambda = r_m; none does (a = 0): e + sublet
+    r = evaluate(
+        base,
+        {
+            "fleet.avoidable_share": np.array([1.0, 0.0, 0.0]),
+            "fleet.sublet_usd_per_gpu_hour": np.array([0.0, 0.0, 1.0]),
+        },
+    )
+    np.testing.assert_allclose(r.gpu_hour_value, [3.96, 0.19608, 1.19608], rtol=1e-12)
+
+
+def test_the_value_of_a_token_per_tier_by_hand(base):
+    # v_i = lambda x h_i / u_ops, h_i = 1e6 / (Thr_i x 3600 / GPUs per facility MW) GPU-hours
+    # per 1M tokens; GPUs per facility MW = 1000 / (1.9 x 1.2) = 438.6; standard (54) and fast
+    # (134) served at their speeds (<= 0.9 x 252.3); Thr_i the transferred b300 throughput there
+    # (the reference model's); u_ops 0.85; lambda 2.07804 (above)
+    v = reference_model.bundled()
+    thr = reference_model.Capacity(v, v, "b300", "transferred").thr
+    gpus = 1000 / (1.9 * 1.2)
     r = evaluate(base)
     for tier, s in (("standard", 54.0), ("fast", 134.0)):
-        thr = eta * float(physics.envelope(s, m, c, 1.2, k_cap=k_cap).throughput.item())
-        want = per_mw / (thr * SPM * 0.6) * 1e6
-        assert getattr(r, f"gpu_cost_{tier}")[0] == pytest.approx(want, rel=1e-12), tier
-    # the public gross margin bounds it: at 100 times the rent the cost is (1 - 0.7) x the list
-    # price, 0.3 x 30 = 9 and 0.3 x 60 = 18 USD per 1M tokens
-    r = evaluate(base.with_overrides([("hardware.b300.rent_usd_per_hour", "400")]))
-    assert (r.gpu_cost_standard[0], r.gpu_cost_fast[0]) == pytest.approx((9.0, 18.0), rel=1e-15)
+        h = 1e6 * gpus / (thr(s) * 3600)
+        assert getattr(r, f"gpu_hours_{tier}")[0] == pytest.approx(h, rel=1e-12), tier
+        assert getattr(r, f"gpu_cost_{tier}")[0] == pytest.approx(2.07804 * h / 0.85, rel=1e-12)
+
+
+def test_the_value_of_a_token_is_clamped_only_at_its_list_price(base):
+    # the margin bound (1 - 0.7) x 30 = 9 is a check, not a clamp (section V4.3): at a rent of
+    # 12 USD, lambda = 6 + 0.09804 = 6.09804 and v_std = 6.09804 x h_std / 0.85, above 9 and
+    # below the 30 USD list price, is kept; at 396 USD (100 x the rent) both tiers are clamped at
+    # their list prices, 30 and 60
+    v = reference_model.bundled()
+    h_std = (
+        1e6
+        * (1000 / (1.9 * 1.2))
+        / (reference_model.Capacity(v, v, "b300", "transferred").thr(54.0) * 3600)
+    )
+    r = evaluate(base, {"hardware.b300.rent_usd_per_hour": np.array([12.0, 396.0])})
+    want = 6.09804 * h_std / 0.85
+    assert 9 < want < 30
+    assert r.gpu_cost_standard[0] == pytest.approx(want, rel=1e-12)
+    assert r.margin_bound_standard[0] == pytest.approx(9.0, rel=1e-15)
+    assert (r.gpu_cost_standard[1], r.gpu_cost_fast[1]) == (30.0, 60.0)
+    np.testing.assert_array_equal(r.gpu_cost_clamped, [0.0, 1.0])
 
 
 # ------------------------------------------------------------------- calibration guards (0.1)
@@ -219,13 +283,14 @@ def test_guard_the_gpu_ceiling_is_at_least_1_2_times_the_fast_tier(base):
 
 
 def test_guard_the_standard_gpu_cost_is_within_the_public_gross_margin(base):
-    # the cost as derived (the margin's bound lifted: margin 0), against (1 - 0.7) x 30 = 9
+    # the value as derived (no clamp binds), against (1 - 0.7) x 30 = 9 (a check: section V4.3)
     bound = (1 - base.num("finance.api_gross_margin")) * base.num(
         "tiers.standard.price_per_mtok_usd"
     )
     assert bound == pytest.approx(9.0)
-    r = evaluate(base.with_overrides([("finance.api_gross_margin", "0")]))
-    assert r.gpu_cost_standard[0] <= bound
+    r = evaluate(base)
+    assert r.gpu_cost_clamped[0] == 0
+    assert r.gpu_cost_unclamped_standard[0] <= bound
 
 
 def test_guard_the_published_750_tokens_per_s_is_reachable_on_wse3(base):

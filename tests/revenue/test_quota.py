@@ -76,3 +76,26 @@ def test_token_efficiency_lowers_cap_hits(gain, extra, t):
         )
 
     assert hit(min(gain + extra, 0.99)) <= hit(gain) + 1e-15
+
+
+def test_an_adopters_mixed_burn_by_hand(base):
+    # section V4.7: an adopter uses the ultrafast tier for a share q of their queries and the
+    # standard tier for the rest. Speed factors phi_i = (s_i / 54)^0.3 at the served speeds
+    # (750 and 54); their demand's speed factor phi_mix = q phi_u + (1 - q) phi_s; a token burns
+    # b = (q phi_u x 8 + (1 - q) phi_s x 1) / phi_mix quota units; q phi_u / phi_mix of their
+    # tokens are ultrafast. At q = 1 the adopter is all ultrafast: b = 8, share 1.
+    from econ.model import evaluate
+
+    r = evaluate(base, {"usage.ultrafast_query_share": np.array([0.5, 0.2, 1.0])}, served=1.0)
+    phi_u, phi_s = (750 / 54) ** 0.3, 1.0
+    for j, q in enumerate((0.5, 0.2, 1.0)):
+        mix = q * phi_u + (1 - q) * phi_s
+        assert r.parts["mix.phi"][j] == pytest.approx(mix, rel=1e-14)
+        assert r.parts["mix.burn"][j] == pytest.approx(
+            (q * phi_u * 8 + (1 - q) * phi_s) / mix, rel=1e-14
+        )
+        assert r.parts["mix.ultrafast_share"][j] == pytest.approx(q * phi_u / mix, rel=1e-14)
+    assert (r.parts["mix.burn"][2], r.parts["mix.ultrafast_share"][2]) == pytest.approx((8, 1))
+    # a heavier mixed burn hits the cap more often: the ultrafast cap-hit share rises with q
+    hits = r.parts["plus_hit.ultrafast"][:, 0]
+    assert hits[1] < hits[0] < hits[2]
