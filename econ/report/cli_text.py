@@ -192,9 +192,7 @@ def grid_mc(df: pd.DataFrame) -> Shown:
     share (columns), each cell on the same draws (section V4.3)."""
     xs = sorted(df["fleet.avoidable_share"].unique())
     ys = sorted(df["capacity.movable_share"].unique())
-    cell = {
-        (r["fleet.avoidable_share"], r["capacity.movable_share"]): r for _, r in df.iterrows()
-    }
+    cell = {(r["fleet.avoidable_share"], r["capacity.movable_share"]): r for _, r in df.iterrows()}
     shown = pd.DataFrame(
         [
             {
@@ -284,7 +282,9 @@ def montecarlo(res: dict, show_all: bool = False) -> Shown:
     if res.get("clamps"):
         lines.append(
             "Clamps and where they bind: "
-            + "; ".join(f"{c['what']}: {t.share(c['share_binding'])} of draws" for c in res["clamps"])
+            + "; ".join(
+                f"{c['what']}: {t.share(c['share_binding'])} of draws" for c in res["clamps"]
+            )
             + "."
         )
     voi, hidden = _voi(res, show_all)
@@ -293,12 +293,26 @@ def montecarlo(res: dict, show_all: bool = False) -> Shown:
     prose = [t.wrap(x) for x in lines] + ["", voi[0], "", t.wrap(voi_sentence(res))]
     if res.get("held"):
         prose.append(t.wrap(held_sentence(res["held"])))
+    if res.get("warnings"):
+        prose += ["", sample_warnings(res["warnings"])]
     notes = _notes(
         sorted(set(dropped + voi[1])),
         hidden,
         "key(s) whose value of information is zero",
     )
     return text + "\n\n" + "\n".join(prose), notes
+
+
+def sample_warnings(warnings) -> str:
+    """The figures above that the sample is too small for (econ.sensitivity.sample_warnings),
+    one paragraph each under a heading; "" where there are none."""
+    if not warnings:
+        return ""
+    head = t.wrap(
+        f"Warning: too few samples for {len(warnings)} figure(s) above, each impossible in "
+        "what it estimates (take more samples):"
+    )
+    return "\n".join([head, *(t.wrap(f"- {w.message}", indent="  ") for w in warnings)])
 
 
 def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
@@ -339,7 +353,8 @@ def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
 
 def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
     """Sobol indices as shares of the output's variance with their 95 % intervals; keys whose
-    indices are zero (not read) are left out unless ``show_all``."""
+    indices are zero (not read) are left out unless ``show_all``; under them, the figures the
+    sample is too small for (``df.attrs["warnings"]``)."""
     zero = (df["S1"] == 0) & (df["ST"] == 0)
     keep = df if show_all else df[~zero]
     hidden = len(df) - len(keep)
@@ -373,6 +388,8 @@ def sobol(df: pd.DataFrame, show_all: bool = False) -> Shown:
         "(first-order) and with its interactions (total)"
     )
     text, dropped = t.table(shown, cols, title)
+    if df.attrs.get("warnings"):
+        text += "\n\n" + sample_warnings(df.attrs["warnings"])
     return text, _notes(dropped, hidden, "key(s) not read by the payback model (indices 0)")
 
 

@@ -380,7 +380,9 @@ def monte_carlo(
     "hist_npv", "hist_payback", "s_npv", "s_payback", "fan", "voi" (the value of information,
     econ.sensitivity.voi.Result), "evpi_usd", "evpi_se_usd", "evppi" (its table), "options"
     (each decision option's mean NPV, no deal 0), "best_option", "n",
-    "problem" (the variables sampled) and "unread" (the keys not sampled).
+    "problem" (the variables sampled), "unread" (the keys not sampled) and "warnings" (the
+    figures the sample is too small for: a key's EVPPI above the EVPI, a list of
+    :class:`econ.sensitivity.sample_warnings.SampleWarning`, empty where there are none).
     """
     full = problem_from(a)
     options = decision_options(a)
@@ -437,6 +439,7 @@ def monte_carlo(
         "held": held(a),
         "gpu_cost_prior_predictive": prior_predictive(res.outputs),
         "clamps": clamps(res.outputs),
+        "warnings": list(voi.warnings),
     }
 
 
@@ -451,6 +454,8 @@ def sobol_indices(
     """Sobol indices of every key in sensitivity.csv; keys the payback model does not read are
     listed with indices of exactly zero instead of being evaluated. No payback counts as the
     horizon; where no sample pays back, every index is 0 and the note says so.
+    ``df.attrs["warnings"]``: the figures the sample is too small for, a list of
+    :class:`econ.sensitivity.sample_warnings.SampleWarning` (empty where there are none).
     ``progress(done, total)`` counts model evaluations (n (d + 2))."""
     full = problem_from(a)
     prob = full.subset(evaluate(a, detail=False).inputs_read)
@@ -461,6 +466,7 @@ def sobol_indices(
         model_function(a), prob, A, B, output, nan_as=nan_as, workers=workers, progress=progress
     )
     df = sobol.analyse(fa, fb, fab, prob.names, seed=seed)
+    small = list(df.attrs.get("warnings", []))
     df["note"] = ""
     if output == "payback_months" and np.all(np.concatenate([fa, fb, fab.ravel()]) == nan_as):
         df["note"] = "no sample pays back within the horizon: payback does not vary"
@@ -472,7 +478,10 @@ def sobol_indices(
         zeros[c] = 0.0
     df = pd.concat([df, zeros[df.columns]], ignore_index=True)
     df.insert(0, "output", output)
-    return df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
+    df = df.sort_values("ST", ascending=False, kind="stable").reset_index(drop=True)
+    row = {k: i for i, k in enumerate(df["variable"])}  # the warnings in the table's order
+    df.attrs["warnings"] = sorted(small, key=lambda w: row[w.key])
+    return df
 
 
 def run_cli(

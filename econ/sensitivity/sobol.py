@@ -22,6 +22,7 @@ import pandas as pd
 from scipy.stats import qmc
 
 from econ.parallel import check_workers, map_ordered, tick
+from econ.sensitivity.sample_warnings import sobol_warnings
 from econ.sensitivity.sampling import Problem
 
 Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
@@ -162,7 +163,9 @@ def analyse(
     """Tidy frame: variable, S1, S1_low, S1_high, ST, ST_low, ST_high (percentile bootstrap).
 
     The bootstrap draws ``n_resamples`` resamples of the n rows; each is a row
-    of counts, and all are evaluated in one matrix product.
+    of counts, and all are evaluated in one matrix product. ``attrs["warnings"]`` lists the
+    figures the sample is too small for (:mod:`econ.sensitivity.sample_warnings`: S1 above ST
+    beyond the interval of S1 - ST, an index whose interval lies below zero), else [].
     """
     s1, st = indices(fa, fb, fab)
     rng = np.random.default_rng(seed)
@@ -180,7 +183,7 @@ def analyse(
         w = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
         b1[:, s : s + k], bt[:, s : s + k] = _weighted(w, fa, fb, fab)
     lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
-    return pd.DataFrame(
+    df = pd.DataFrame(
         {
             "variable": names,
             "S1": s1,
@@ -191,3 +194,13 @@ def analyse(
             "ST_high": np.percentile(bt, hi_q, axis=1),
         }
     )
+    excess = np.percentile(b1 - bt, [lo_q, hi_q], axis=1)  # S1 - ST, on the same resamples
+    df.attrs["warnings"] = sobol_warnings(
+        list(names),
+        s1,
+        st,
+        (df["S1_low"].to_numpy(), df["S1_high"].to_numpy()),
+        (df["ST_low"].to_numpy(), df["ST_high"].to_numpy()),
+        (excess[0], excess[1]),
+    )
+    return df

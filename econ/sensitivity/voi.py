@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import BSpline
 
+from econ.sensitivity.sample_warnings import SampleWarning, evppi_warnings
+
 MAX_KNOTS = 20  # knots of the regression spline, the two boundary knots included
 BOOTSTRAP = 200  # replicates for the standard errors
 UNIT = 2**16  # samples summed together, in sample order: the bits do not depend on the chunking
@@ -240,6 +242,8 @@ class Result:
     evppi : frame key, evppi, evppi_se, share_of_evpi, best_option (the option best on
     average), reason (why an EVPPI is exactly 0, else ""), edf (the spline's effective
     degrees of freedom, largest over options); largest EVPPI first.
+    warnings : each key whose EVPPI is above the EVPI (a share of the EVPI above 1, which only
+    an estimate can show), as :class:`econ.sensitivity.sample_warnings.SampleWarning`.
     """
 
     evpi: float
@@ -248,6 +252,8 @@ class Result:
     samples: int
     options: tuple[str, ...]
     means: tuple[float, ...]  # mean net benefit of each option (no deal included, 0)
+    # the figures the sample is too small for: each key whose EVPPI is above the EVPI
+    warnings: tuple[SampleWarning, ...] = ()
 
     @property
     def best(self) -> str:
@@ -316,7 +322,10 @@ def analyse(
     df = pd.DataFrame(rows, columns=["key", "evppi", "evppi_se", "reason", "edf"])
     df.insert(3, "share_of_evpi", df["evppi"] / evpi if evpi > 0 else 0.0 * df["evppi"])
     df = df[cols].sort_values("evppi", ascending=False, kind="stable").reset_index(drop=True)
-    return Result(evpi, evpi_se, df, total, names, tuple(float(x) for x in np.r_[0.0, means]))
+    se_share = df["evppi_se"] / evpi if evpi > 0 else 0.0 * df["evppi_se"]
+    small = evppi_warnings(df["key"], df["share_of_evpi"].to_numpy(), se_share.to_numpy(), total)
+    means_all = tuple(float(x) for x in np.r_[0.0, means])
+    return Result(evpi, evpi_se, df, total, names, means_all, tuple(small))
 
 
 def evpi(values: np.ndarray) -> float:
