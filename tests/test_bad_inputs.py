@@ -279,6 +279,22 @@ def both(*makes: Callable[[Paths], None]) -> Callable[[Paths], None]:
     return make
 
 
+def row_of(name: str, first_cell: str) -> int:
+    """The row number econ names for the row of bundled data file ``name`` whose first cell is
+    ``first_cell`` (the header is row 1): the cases follow the files as they are laid out."""
+    rows = _rows(DATA / name)
+    hits = [n for n, r in enumerate(rows, 1) if r[0] == first_cell]
+    assert len(hits) == 1, f"fixture row {first_cell!r} not once in {name}"
+    return hits[0]
+
+
+def next_row(name: str) -> int:
+    """The row number of a row appended to bundled data file ``name``."""
+    return len(_rows(DATA / name)) + 1
+
+
+A = "assumptions.csv"
+
 NON_PD = (
     "key_a,key_b,rank_correlation,note\n"
     "usage.demand_sigma,usage.speed_elasticity,0.9,\n"
@@ -316,9 +332,8 @@ SCENARIO_NAMES = [
     Case(
         "scenario-unknown",
         report("--scenario", "nope"),
-        r"scenario 'nope': no file \S+/scenarios/nope\.csv; known scenarios: bear, bull, "
-        r"codex_spark, efficient_tokens, gpu_b300, groq_lpu, low_throughput, reported_terms, "
-        r"standard_only, strong_upgrade, token_efficient",
+        r"scenario 'nope': no file \S+/scenarios/nope\.csv; known scenarios: "
+        + re.escape(", ".join(sorted(f.stem for f in (DATA / "scenarios").glob("*.csv")))),
     ),
     Case(
         "scenario-key-set-twice",
@@ -482,7 +497,7 @@ NUMBERS = [
     Case(
         "sensitivity-analysis-unknown",
         sensitivity("sweep"),
-        r"invalid choice: 'sweep' \(choose from 'tornado', 'grid', 'montecarlo', 'sobol', 'breakeven'\)",
+        r"invalid choice: 'sweep' \(choose from 'tornado', 'grid', 'montecarlo', 'sobol', 'breakeven', 'grid-mc'\)",
     ),
     Case(
         "goal-seek-target-unknown",
@@ -511,8 +526,19 @@ NUMBERS = [
     ),
     Case(
         "goal-seek-a-flag",
+        goal_seek(key="free.served"),
+        r"goal seek free\.served: an id, a flag or a whole-number key cannot be solved for",
+    ),
+    Case(
+        "goal-seek-an-id",
+        goal_seek(key="contract.payment"),
+        r"goal seek contract\.payment: an id, a flag or a whole-number key cannot be solved for",
+    ),
+    Case(
+        "goal-seek-a-retired-key",
         goal_seek(key="contract.pay_as_delivered"),
-        r"goal seek contract\.pay_as_delivered: an id, a flag or a whole-number key cannot be",
+        r"'contract\.pay_as_delivered' was retired in version 4; use contract\.payment "
+        r"\(pay_as_delivered or take_or_pay\) and contract\.delivered_share",
     ),
 ]
 NUMBERS += [
@@ -534,7 +560,7 @@ CSV_READER = [
     Case(
         "unclosed-quote-at-the-end",
         validate(),
-        r"plans\.csv row 3: a quoted cell is never closed \(the file ends inside quotes\)",
+        rf"plans\.csv row {next_row('plans.csv') - 1}: a quoted cell is never closed \(the file ends inside quotes\)",
         last_cell("plans.csv", '"a note whose quote is never closed'),
     ),
     Case(
@@ -547,18 +573,18 @@ CSV_READER = [
         "text-after-a-closing-quote",
         summary(),
         r"plans\.csv row 2: text after the closing quote of a cell; put the whole cell in quotes",
-        edit("plans.csv", "Plus costs 20 USD a month;", 'Plus costs 20 USD a month;" (sic)'),
+        edit("plans.csv", "plus,20,20,21,3000,", 'plus,20,20,21,"3000" (sic),'),
     ),
     Case(
         "cell-over-the-length-limit",
         validate(),
-        r"plans\.csv row 3, column note: the cell has 100,001 characters; expected at most 100,000",
+        rf"plans\.csv row {next_row('plans.csv') - 1}, column note: the cell has 100,001 characters; expected at most 100,000",
         last_cell("plans.csv", "x" * 100_001),
     ),
     Case(
         "cell-over-the-csv-module-limit",
         validate(),
-        r"plans\.csv row 3: a cell has more than 100,000 characters",
+        rf"plans\.csv row {next_row('plans.csv') - 1}: a cell has more than 100,000 characters",
         last_cell("plans.csv", "x" * 200_000),
     ),
     Case(
@@ -641,8 +667,9 @@ CSV_READER = [
     Case(
         "correlation-pair-twice",
         validate(),
-        r"correlations\.csv row 5: the pair tiers\.ultrafast\.usage_multiplier ~ "
-        r"tiers\.ultrafast\.adoption is given twice, in rows 2 and 5; give each pair once",
+        rf"correlations\.csv row {next_row('correlations.csv')}: the pair "
+        r"tiers\.ultrafast\.usage_multiplier ~ tiers\.ultrafast\.adoption is given twice, in rows 2 "
+        rf"and {next_row('correlations.csv')}; give each pair once",
         append(
             "correlations.csv", "tiers.ultrafast.usage_multiplier,tiers.ultrafast.adoption,0.4,\n"
         ),
@@ -650,8 +677,9 @@ CSV_READER = [
     Case(
         "correlation-pair-reversed",
         validate(),
-        r"correlations\.csv row 5: the pair tiers\.ultrafast\.adoption ~ "
-        r"tiers\.ultrafast\.usage_multiplier is given twice, in rows 2 and 5 \(row 2 gives it as "
+        rf"correlations\.csv row {next_row('correlations.csv')}: the pair tiers\.ultrafast\.adoption ~ "
+        r"tiers\.ultrafast\.usage_multiplier is given twice, in rows 2 and "
+        rf"{next_row('correlations.csv')} \(row 2 gives it as "
         r"tiers\.ultrafast\.usage_multiplier ~ tiers\.ultrafast\.adoption\)",
         append(
             "correlations.csv", "tiers.ultrafast.adoption,tiers.ultrafast.usage_multiplier,-0.3,\n"
@@ -870,11 +898,25 @@ OUTPUTS = [
 # values of the version-2 keys out of range or of the wrong kind, in the data and by --set
 KEYS = [
     Case(
-        "pay-as-delivered-2",
+        "payment-flat",
         validate(),
-        r"assumptions\.csv row 8 \(contract\.pay_as_delivered\), column value: 2 is out of range; "
-        r"expected a whole number in \[0, 1\] \[0/1\]",
-        cell("assumptions.csv", "contract.pay_as_delivered", "value", "2"),
+        rf'assumptions\.csv row {row_of(A, "contract.payment")} \(contract\.payment\), column '
+        r'value: "flat"; expected one of pay_as_delivered, take_or_pay',
+        cell("assumptions.csv", "contract.payment", "value", "flat"),
+    ),
+    Case(
+        "payment-a-flag-by-set",
+        summary("--set", "contract.payment=1"),
+        r'--set contract\.payment=1, column value: "1"; expected one of pay_as_delivered, '
+        r"take_or_pay",
+    ),
+    Case(
+        "delivered-share-zero",
+        validate(),
+        rf"assumptions\.csv row {row_of(A, 'contract.delivered_share')} "
+        r"\(contract\.delivered_share\), column value: 0 is out of range; expected a number in "
+        r"\(0, 1\] \[share\]",
+        cell("assumptions.csv", "contract.delivered_share", "value", "0"),
     ),
     Case(
         "terminal-value-half",
@@ -885,14 +927,15 @@ KEYS = [
     Case(
         "terminal-value-half-in-the-data",
         report(),
-        r"assumptions\.csv row 17 \(finance\.terminal_value\), column value: 0\.5 is out of range",
+        rf"assumptions\.csv row {row_of(A, 'finance.terminal_value')} "
+        r"\(finance\.terminal_value\), column value: 0\.5 is out of range",
         cell("assumptions.csv", "finance.terminal_value", "value", "0.5"),
     ),
     Case(
         "capacity-basis-fast",
         validate(),
-        r'assumptions\.csv row 10 \(capacity\.basis\), column value: "fast"; expected one of data, '
-        r"transferred, physics",
+        rf'assumptions\.csv row {row_of(A, "capacity.basis")} \(capacity\.basis\), column '
+        r'value: "fast"; expected one of data, transferred, physics',
         cell("assumptions.csv", "capacity.basis", "value", "fast"),
     ),
     Case(
@@ -908,13 +951,15 @@ KEYS = [
     Case(
         "capacity-basis-wrong-unit",
         validate(),
-        r'assumptions\.csv row 10 \(capacity\.basis\), column unit: "id"; expected "data/transferred/physics"',
+        rf'assumptions\.csv row {row_of(A, "capacity.basis")} \(capacity\.basis\), column '
+        r'unit: "id"; expected "data/transferred/physics"',
         cell("assumptions.csv", "capacity.basis", "unit", "id"),
     ),
     Case(
         "peak-to-average-below-1",
         validate(),
-        r"assumptions\.csv row 27 \(usage\.peak_to_average\), column value: 0\.5 is out of range; "
+        rf"assumptions\.csv row {row_of(A, 'usage.peak_to_average')} "
+        r"\(usage\.peak_to_average\), column value: 0\.5 is out of range; "
         r"expected a number in \[1, 100\] \[x\]",
         cell("assumptions.csv", "usage.peak_to_average", "value", "0.5"),
     ),
@@ -927,7 +972,8 @@ KEYS = [
     Case(
         "base-upgrade-above-a-half",
         validate(),
-        r"assumptions\.csv row 34 \(conversion\.max_capped_propensity\), column value: 0\.6 is "
+        rf"assumptions\.csv row {row_of(A, 'conversion.max_capped_propensity')} "
+        r"\(conversion\.max_capped_propensity\), column value: 0\.6 is "
         r"out of range; expected a number in \[0, 0\.5\] \[1/month\]",
         cell("assumptions.csv", "conversion.max_capped_propensity", "value", "0.6"),
     ),
@@ -953,7 +999,8 @@ KEYS = [
     Case(
         "horizon-above-120",
         validate(),
-        r"assumptions\.csv row 14 \(horizon\.months\), column value: 121 is out of range; expected a "
+        rf"assumptions\.csv row {row_of(A, 'horizon.months')} \(horizon\.months\), column "
+        r"value: 121 is out of range; expected a "
         r"whole number in \[1, 120\] \[months\]",
         cell("assumptions.csv", "horizon.months", "value", "121"),
     ),
@@ -972,7 +1019,8 @@ KEYS = [
     Case(
         "layers-fraction",
         validate(),
-        r"assumptions\.csv row 66 \(model\.layers\), column value: 12\.5 is out of range; expected a "
+        rf"assumptions\.csv row {row_of(A, 'model.layers')} \(model\.layers\), column value: "
+        r"12\.5 is out of range; expected a "
         r"whole number in \[1, 10000\] \[layers\]",
         cell("assumptions.csv", "model.layers", "value", "12.5"),
     ),
@@ -1024,7 +1072,8 @@ KEYS = [
     Case(
         "contract-platform-unknown",
         validate(),
-        r"assumptions\.csv row 9, column value \(contract\.platform\): 'tpu' is not in hardware\.csv; "
+        rf"assumptions\.csv row {row_of(A, 'contract.platform')}, column value "
+        r"\(contract\.platform\): 'tpu' is not in hardware\.csv; "
         r"expected one of b300, wse3, h100, groq_lpu",
         cell("assumptions.csv", "contract.platform", "value", "tpu"),
     ),
@@ -1042,7 +1091,8 @@ KEYS = [
     Case(
         "a-key-misspelt",
         validate(),
-        r"assumptions\.csv row 17, column key: unknown key 'finance\.terminalvalue'; did you mean "
+        rf"assumptions\.csv row {row_of(A, 'finance.terminal_value')}, column key: unknown key "
+        r"'finance\.terminalvalue'; did you mean "
         r"finance\.terminal_value",
         cell("assumptions.csv", "finance.terminal_value", "key", "finance.terminalvalue"),
     ),
@@ -1059,16 +1109,16 @@ TABLES = [
     Case(
         "a-fourth-tier",
         validate(),
-        r"tiers\.csv row 5, column id: 'turbo' is not a row the model knows; expected exactly the "
-        r"rows standard, fast, ultrafast",
+        r"tiers\.csv row 5, column id: 'turbo' is not a row the model knows; expected the rows "
+        r"standard, fast, ultrafast \(the model's equations give each a fixed role\)",
         append("tiers.csv", "turbo,1500,6,0.05,60,Guesstimate,\n"),
     ),
     Case(
         "a-third-plan",
         summary(),
-        r"plans\.csv row 4, column id: 'team' is not a row the model knows; expected exactly the "
-        r"rows plus, pro",
-        append("plans.csv", "team,30,3000000,600000,Guesstimate,\n"),
+        rf"plans\.csv row {next_row('plans.csv')}, column id: 'team' is not a row the model knows; "
+        r"expected the rows plus, pro \(and optionally pro_lower\)",
+        append("plans.csv", "team,30,30,10,1000,Guesstimate,\n"),
     ),
     Case(
         "a-renamed-plan",
@@ -1154,19 +1204,20 @@ TABLES = [
         "platform-without-a-frontier",
         validate(),
         r"frontier\.csv: platform 'tpu' has no frontier point; expected at least one row",
-        append("hardware.csv", "tpu,32,1.6,900,1,256,5,60,100,0.7,1,20000,5,,Guesstimate,\n"),
+        append("hardware.csv", "tpu,32,1.6,900,,,1,256,5,60,100,0.7,1,20000,5,,Guesstimate,\n"),
     ),
     Case(
         "contract-platform-row-missing",
         validate(),
-        r"assumptions\.csv row 9, column value \(contract\.platform\): 'wse3' is not in "
+        rf"assumptions\.csv row {row_of(A, 'contract.platform')}, column value "
+        r"\(contract\.platform\): 'wse3' is not in "
         r"hardware\.csv; expected one of b300, h100, groq_lpu",
         drop_row("hardware.csv", "wse3"),
     ),
     Case(
         "sensitivity-on-a-frontier-point",
         validate(),
-        r"sensitivity\.csv row 69, column key: 'frontier\.wse3_750\.tokens_per_s_per_mw' is one "
+        rf"sensitivity\.csv row {next_row('sensitivity.csv')}, column key: 'frontier\.wse3_750\.tokens_per_s_per_mw' is one "
         r"point of a curve; the sensitivity engine varies a platform's whole curve through "
         r"hardware\.wse3\.frontier_scale",
         append("sensitivity.csv", "frontier.wse3_750.tokens_per_s_per_mw,pert,1e5,5e5,\n"),
@@ -1174,14 +1225,14 @@ TABLES = [
     Case(
         "sensitivity-on-a-frontier-speed",
         sensitivity("tornado"),
-        r"sensitivity\.csv row 69, column key: 'frontier\.wse3_750\.tokens_per_s_per_user' takes "
+        rf"sensitivity\.csv row {next_row('sensitivity.csv')}, column key: 'frontier\.wse3_750\.tokens_per_s_per_user' takes "
         r"one value per run",
         append("sensitivity.csv", "frontier.wse3_750.tokens_per_s_per_user,pert,600,900,\n"),
     ),
     Case(
         "sensitivity-on-the-horizon",
         validate(),
-        r"sensitivity\.csv row 69, column key: 'horizon\.months' takes one value per run",
+        rf"sensitivity\.csv row {next_row('sensitivity.csv')}, column key: 'horizon\.months' takes one value per run",
         append("sensitivity.csv", "horizon.months,pert,40,80,\n"),
     ),
     Case(
@@ -1524,16 +1575,15 @@ UNUSED_AND_LIMITS = [
     Case(
         "grid-on-a-zero-value-without-a-range",
         sensitivity("grid"),
-        r"grids\.csv row 2 \(zero\): capacity\.backfill_tokens_per_month is 0 and has no range in "
-        r"sensitivity\.csv",
+        r"grids\.csv row 2 \(zero\): capacity\.internal_batch_tokens_per_month is 0 and has no "
+        r"range in sensitivity\.csv",
         both(
             write(
                 "grids.csv",
-                "id,key_x,key_y,points,note\nzero,capacity.backfill_tokens_per_month,"
+                "id,key_x,key_y,points,note\nzero,capacity.internal_batch_tokens_per_month,"
                 "contract.mw,3,\n",
             ),
-            drop_row("sensitivity.csv", "capacity.backfill_tokens_per_month"),
-            cell("assumptions.csv", "capacity.backfill_tokens_per_month", "value", "0"),
+            cell("assumptions.csv", "capacity.internal_batch_tokens_per_month", "value", "0"),
         ),
     ),
 ]

@@ -227,7 +227,9 @@ DATA_BASIS = [("capacity.basis", "data")]
 def test_one_megawatt_serves_at_most_its_capacity(base):
     # data basis: 1 MW of wse3 at 750 tokens/s carries the articles' 450,000 tokens/s, 600 peak
     # streams at full ramp (month 24 on); every month keeps the peak and the average constraint
-    r = evaluate(base.with_overrides([*DATA_BASIS, ("contract.mw", "1")]))
+    # (a peak three times the average)
+    pta = [("usage.peak_to_average", "3")]
+    r = evaluate(base.with_overrides([*DATA_BASIS, *pta, ("contract.mw", "1")]))
     assert r.capacity_streams[0, 23] == pytest.approx(600, rel=1e-12)
     peak = 3 * (r.mw_api[0] + r.mw_subscriber[0] + r.mw_backfill_peak[0])
     avg = r.mw_api[0] + r.mw_subscriber[0] + r.mw_backfill_peak[0] + r.mw_backfill_flexible[0]
@@ -325,7 +327,7 @@ def test_tranches_come_online_and_are_paid_as_delivered(base):
 
 def test_moved_traffic_fills_the_peak_room_and_flexible_work_the_average_room(base):
     # data basis: no API, no subscribers; the standard speed 54 carries 700,000 tokens/s per MW
-    # (frontier point wse3_54). The moved traffic's cap B_t comes from the independent reference
+    # (frontier point wse3_54, set so), the peak three times the average. The moved traffic's cap B_t comes from the independent reference
     # model; its peak-shaped part is at most the peak room MW / 3, and the lab's own batch work
     # (flexible) takes the average room left, MW - the traffic's average MW
     import reference_model as rm
@@ -334,6 +336,8 @@ def test_moved_traffic_fills_the_peak_room_and_flexible_work_the_average_room(ba
         *DATA_BASIS,
         ("api.ultrafast_tokens_per_month", "0"),
         ("tiers.ultrafast.adoption", "0"),
+        ("frontier.wse3_54.tokens_per_s_per_mw", "700000"),
+        ("usage.peak_to_average", "3"),
     ]
     mw = 750 * np.minimum(1, np.arange(1, 31) / 24)
     carried = mw * 700_000 * SPM  # tokens a month if every MW ran all month
@@ -381,7 +385,7 @@ def test_the_value_of_a_freed_gpu_hour_on_the_data_basis_by_hand(base):
     ] == pytest.approx(0.2166, abs=1e-4)
     # the troughs left idle: peak-shaped tokens free lambda x 3 (the peak) and cost the energy,
     # flexible ones only the energy
-    r = evaluate(a.with_overrides([("fleet.troughs", "idle")]))
+    r = evaluate(a.with_overrides([("fleet.troughs", "idle"), ("usage.peak_to_average", "3")]))
     lam = 0.5 * 3.96 + 0.5 * energy
     h = 1e6 * gpus / (2_620_900 * 3600)
     assert r.gpu_cost_standard[0] == pytest.approx(lam * 3 * h / 0.85 + energy * h, rel=1e-12)
@@ -429,7 +433,7 @@ def test_the_no_deal_stock_follows_the_stated_growth_in_month_one_for_every_draw
         )
         # the binary logit per cap event (section V4.7): at the mix price of the two Pro tiers,
         # s_r the propensity of the draw, beta = elasticity / (p_ref (1 - s_r))
-        ls = base.num("conversion.lower_pro_share")
+        ls = over["conversion.lower_pro_share"]  # drawn too
         price = (1 - ls) * over["plans.pro.price_usd_month"] + ls * 100.0
         ref = (1 - ls) * 200.0 + ls * 100.0
         s_r = r.pro_capped_propensity

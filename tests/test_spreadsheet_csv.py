@@ -89,6 +89,7 @@ def everything(a: econ.Assumptions) -> dict[str, object]:
         "grids": a.grids,
         "calibration": a.calibration,
         "speeds": a.speeds,
+        "anchors": a.anchors,
         "scenarios": {n: a.with_scenario(n).values for n in a.scenario_names()},
     }
 
