@@ -304,7 +304,7 @@ def shown(e: Explanation) -> tuple[str, list[str]]:
     def when(x: float) -> str:
         if not np.isfinite(x):
             return "none within the horizon"
-        return "never cash-negative (month 0)" if x == 0 else f"month {months(x)}"
+        return "never negative (month 0)" if x == 0 else f"month {months(x)}"
 
     def months_change(x: float) -> str:
         return "-" if not np.isfinite(x) else ("+" if x >= 0 else "") + months(x)

@@ -320,6 +320,7 @@ def headline(a: Assumptions, r: Results | None = None) -> dict[str, Any]:
         "payment": a.values["contract.payment"],
         "delivered_share": a.num("contract.delivered_share"),
         "never_cash_negative": bool(r.cumulative_cash_only[0].min() >= 0),
+        "cash_only_at_horizon_usd": float(r.cumulative_cash_only[0][-1]),
         "never_negative_with_gpu_cost_avoided": bool(r.cumulative_cash[0].min() >= 0),
         "discounted_payback_months": float(r.discounted_payback_months[0]),
         "npv_usd": float(r.npv[0]),

@@ -257,7 +257,7 @@ def shares_block(stats: pd.DataFrame) -> Table:
     cols = (Col("what", "probability or share of the samples", "text"), Col("unit", "unit", "text"),
             Col("value", "value", "share"), Col("se", "standard error", "share"))  # fmt: skip
     return Table("shares", "Probabilities and shares of the samples", pd.DataFrame(rows), cols,
-                 ("Never cash-negative: the samples with payback month 0.",))  # fmt: skip
+                 ("Never negative (cash and the GPU cost avoided): the samples with payback month 0.",))  # fmt: skip
 
 
 def voi_blocks(mc: dict) -> list:

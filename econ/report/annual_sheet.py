@@ -123,7 +123,14 @@ def annual_sheet(book: Book, ws, a: Assumptions, r: Results) -> None:
         ws.write_string(row, 1, item.unit, s("unit"))
         span = book.rows[item.source].span()
         span0 = book.rows[item.source].span(0)
-        for y, value in enumerate(_python(item), start=1):
+        years = _python(item)
+        book.cells.setdefault("annual_rows", []).append((row, item, sum(years)))  # for Checks
+        first, last = (
+            xl_rowcol_to_cell(row, 2, True, True),
+            xl_rowcol_to_cell(row, 1 + YEARS, True, True),
+        )
+        book.name(f"annual_{item.source.replace('.', '_')}", f"'{SHEET}'!{first}:{last}")
+        for y, value in enumerate(years, start=1):
             year = xl_rowcol_to_cell(HEADER, 1 + y, row_abs=True)
             if item.how == "sum":
                 f = f"SUMPRODUCT((ROUNDUP({months}/{PER_YEAR},0)={year})*{span})"

@@ -7,20 +7,30 @@ declarations' second routes (``rows.Row.check``), NPV() beside the row sums, the
 factors against the rate, the terminal value re-derived and the conventions against their
 fixed values, so that a hard-coded cell, a row pasted as values or an edited constant turns a
 check FALSE whatever the inputs are.
+
+It also takes the verdicts of detail blocks below the printed checks, each line naming what
+fails first: every input against the rule econ refuses it by (``inputs.rule_formula``) and
+econ's rules across keys (``CROSS_RULES``); every formula of the monthly sheets against a copy
+of it in hidden columns of its sheet (FORMULATEXT, so that both are rendered by the same
+application: along each timeline row month by month, every other cell exactly); each Annual
+row's total against its monthly row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
-from xlsxwriter.worksheet import CellFormulaTuple
+from xlsxwriter.worksheet import CellFormulaTuple, CellStringTuple
 
-from econ.assumptions import Assumptions
+from econ.assumptions import Assumptions, rule_for
+from econ.report.annual_sheet import YEARS
+from econ.report.inputs import rule_formula
 from econ.report.rows import Row
 from econ.report.workbook import write_cell, write_formula
-from econ.report.xl import FIRST_COL, MONTHS, Book
+from econ.report.xl import FIRST_COL, LABEL_COL, MONTHS, Book
 
 TOL = "constant_check_tolerance"
 COMPUTABLE = "model_computable"
@@ -39,6 +49,7 @@ class Check:
     formula: str
     value: bool = True
     message: str = ""
+    failing: str = ""  # a formula naming what fails (": Pro upgrades"), "" while it holds
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,7 @@ def integrity(book: Book) -> list[Check | Route]:
     dpro_h = f"INDEX({book.rows['revenue.dpro'].span(0)},{H}+1)"
     npv = _result(book, "npv_usd")
     return [
+        *inputs_and_formulas(book),
         Route("Total rent equals the value owed (the delivered share of it, paid as delivered)",
               sn("costs.rent"), 'IF(contract_payment="take_or_pay",contract_value_usd,contract_value_usd*contract_delivered_share)',
               "USD", "usd_b", _total(book, "costs.rent")),
@@ -160,6 +172,329 @@ def formulas_intact(book: Book) -> list[Route]:
                          f"SUMPRODUCT(--_xlfn.ISFORMULA('{ws.name}'!$A$1:{last}))", str(len(cells)),
                          "cells", "num", float(len(cells))))  # fmt: skip
     return out
+
+
+# A copy of each formula of the monthly sheets, written beside it in hidden columns, lets the
+# sheet compare what a cell holds with what econ wrote there (FORMULATEXT), in the spreadsheet
+# application's own rendering of both: a value pasted over a formula, a formula edited or a
+# constant typed into one shows, whatever the inputs are.
+ROW_SHEETS = ("Costs", "Revenue", "Payback")  # one formula along months 1..120 of each row
+OPEN_COPY = FIRST_COL + MONTHS + 1  # a copy of month 0's formula (an opening or a result)
+LAST_COPY = FIRST_COL + MONTHS + 2  # a copy of month 120's formula
+SOLVER_COPY = LAST_COPY + 1  # an IRR solver's row: a copy of each formula, this far right
+COPIED_SHEETS = ("Capacity", "Market", "Annual")  # each formula copied, the block to the right
+HELPER_COL = 7  # Checks: the first column of the per-month comparisons (H), right of the print
+FT = "_xlfn.FORMULATEXT"
+
+
+@dataclass(frozen=True)
+class Along:
+    """A timeline row: months 1..120 each compared with the copy of month 120 by the length of
+    the formula text (``extra[m - 1]``: the characters month m's column letters lack against
+    month 120's), month 0 with its copy exactly (``opening``)."""
+
+    sheet: str
+    row: int
+    label: str
+    extra: tuple[int, ...]
+    opening: bool
+
+
+@dataclass(frozen=True)
+class Written:
+    """The formulas of one row of a sheet (``cols``), each compared exactly with its copy
+    ``offset`` columns to the right."""
+
+    sheet: str
+    row: int
+    label: str
+    cols: tuple[int, ...]
+    offset: int
+
+
+def copy_formulas(book: Book) -> tuple[list[Along], list[Written]]:
+    """Write the copies (hidden columns of each monthly sheet); return what to compare."""
+    sheets = {w.name: w for w in book.wb.worksheets()}
+    strings = {i: t for t, i in book.wb.str_table.string_table.items()}
+    along: list[Along] = []
+    written: list[Written] = []
+    for name in ROW_SHEETS:
+        if name not in sheets:
+            continue
+        ws = sheets[name]
+        for r in sorted(ws.table):
+            cells = ws.table[r]
+            months = [cells.get(FIRST_COL + m) for m in range(1, MONTHS + 1)]
+            opening = isinstance(cells.get(FIRST_COL), CellFormulaTuple)
+            label = _label(cells, strings, r)
+            if all(isinstance(x, CellFormulaTuple) for x in months):
+                _copy(ws, r, LAST_COPY, months[-1])
+                if opening:
+                    _copy(ws, r, OPEN_COPY, cells[FIRST_COL])
+                n = len(months[-1].formula)
+                extra = tuple(n - len(x.formula) for x in months)
+                along.append(Along(name, r, "Month numbers" if label == "Month" else label,
+                                   extra, opening))  # fmt: skip
+            else:  # a result in the month-0 column (its copy there too), or a solver's row
+                cols = tuple(sorted(c for c, x in cells.items() if isinstance(x, CellFormulaTuple)))
+                if not cols:
+                    continue
+                offset = OPEN_COPY - FIRST_COL if cols == (FIRST_COL,) else SOLVER_COPY
+                for c in cols:
+                    _copy(ws, r, c + offset, cells[c])
+                written.append(Written(name, r, label, cols, offset))
+        last = max([LAST_COPY] + [c + u.offset for u in written if u.sheet == name for c in u.cols])
+        ws.set_column(OPEN_COPY, last, None, None, {"hidden": True})
+    for name in COPIED_SHEETS:
+        if name not in sheets:
+            continue
+        ws = sheets[name]
+        width = max(c for row in ws.table.values() for c in row) + 1
+        offset = width + 1  # a blank column, then the copies
+        for r in sorted(ws.table):
+            cells = ws.table[r]
+            cols = tuple(sorted(c for c, x in cells.items() if isinstance(x, CellFormulaTuple)))
+            if not cols:
+                continue
+            for c in cols:
+                _copy(ws, r, c + offset, cells[c])
+            written.append(Written(name, r, _label(cells, strings, r), cols, offset))
+        ws.set_column(offset, offset + width - 1, None, None, {"hidden": True})
+    return along, written
+
+
+def _copy(ws, row: int, col: int, cell: CellFormulaTuple) -> None:
+    if ws.table.get(row, {}).get(col) is not None:
+        raise ValueError(f"{ws.name}!{xl_rowcol_to_cell(row, col)}: taken; no room for a copy")
+    ws.write_formula(row, col, "=" + cell.formula, cell.format, cell.value)
+
+
+def _label(cells: dict, strings: dict, row: int) -> str:
+    """A row's label (column A's text), for a check to name; its number where it has none."""
+    x = cells.get(LABEL_COL)
+    text = strings.get(x.string, "") if isinstance(x, CellStringTuple) else ""
+    text = " ".join(text.split()).replace('"', "'")
+    return text[:60] if text else f"row {row + 1}"
+
+
+def _ref(sheet: str, row: int, col: int) -> str:
+    return f"'{sheet}'!{xl_rowcol_to_cell(row, col, True, True)}"
+
+
+def _along_line(ws, row: int, u: Along) -> None:
+    """Columns: label, sheet, holds, months holding a formula, month 0 as written, then each
+    month's length against the copy's (H ...)."""
+    sh = u.sheet
+    span = f"{_ref(sh, u.row, FIRST_COL + 1)}:{xl_rowcol_to_cell(u.row, FIRST_COL + MONTHS, True, True)}"
+    write_formula(ws, row, 3, f"=SUMPRODUCT(--_xlfn.ISFORMULA({span}))", MONTHS)
+    if u.opening:
+        write_formula(ws, row, 4, f"={FT}({_ref(sh, u.row, FIRST_COL)})="
+                      f"{FT}({_ref(sh, u.row, OPEN_COPY)})", True)  # fmt: skip
+    copy = f"LEN({FT}({_ref(sh, u.row, LAST_COPY)}))"
+    for m in range(1, MONTHS + 1):
+        k = u.extra[m - 1]
+        cell = _ref(sh, u.row, FIRST_COL + m).replace("$", "")
+        plus = f"+{k}" if k > 0 else (f"{k}" if k < 0 else "")
+        write_formula(ws, row, HELPER_COL + m - 1, f"=LEN({FT}({cell})){plus}={copy}", True)
+    helpers = (
+        f"{xl_rowcol_to_cell(row, HELPER_COL)}:{xl_rowcol_to_cell(row, HELPER_COL + MONTHS - 1)}"
+    )
+    r1 = row + 1
+    parts = [f"D{r1}={MONTHS}", *([f"E{r1}"] if u.opening else []), f"AND({helpers})"]
+    write_formula(ws, row, 2, f"=IFERROR(AND({','.join(parts)}),FALSE)", True)
+
+
+def _written_line(ws, row: int, u: Written) -> None:
+    """Columns: label, sheet, holds, formulas, then each formula against its copy (H ...)."""
+    for j, c in enumerate(u.cols):
+        a = _ref(u.sheet, u.row, c).replace("$", "")
+        b = _ref(u.sheet, u.row, c + u.offset).replace("$", "")
+        write_formula(ws, row, HELPER_COL + j, f"={FT}({a})={FT}({b})", True)
+    write_formula(ws, row, 3, f"={len(u.cols)}", len(u.cols))
+    last = xl_rowcol_to_cell(row, HELPER_COL + len(u.cols) - 1)
+    write_formula(ws, row, 2, f"=IFERROR(AND({xl_rowcol_to_cell(row, HELPER_COL)}:{last}),FALSE)",
+                  True)  # fmt: skip
+
+
+# Where the workbook checks each of econ's rules across keys (econ.assumptions.CROSS_CHECKS):
+# "inputs": in the input's own rule (inputs.ACROSS, inputs.KNOWN); "computable": the check
+# whether the live model can compute the choices made; else a line of the integrity checks.
+CROSS_RULES: dict[str, str | tuple[str, str | Callable[[Book], str]]] = {
+    "check_horizon_covers_term": "inputs",
+    "check_gpu_platform_known": "inputs",  # its curve covering the tiers: "computable"
+    "check_frontier_models_known": "inputs",
+    "check_tranches": (
+        "Tranche MW and tranche months both set or both blank",
+        "ISBLANK(contract_tranche_mw)=ISBLANK(contract_tranche_months)",
+    ),
+    "check_pro_growth": "inputs",
+    "check_pro_start_within_users": "inputs",
+    "check_contract_platform_known": "inputs",
+    "check_frontier_platforms_known": "inputs",
+    "check_frontier_points": (
+        "Every platform has a frontier point, one per speed",
+        "AND(SUMPRODUCT(--(COUNTIF(frontier_platform,hardware_ids)=0))=0,SUMPRODUCT(--(COUNTIFS("
+        "frontier_platform,frontier_platform,frontier_tokens_per_s_per_user,"
+        "frontier_tokens_per_s_per_user)>1))=0)",
+    ),
+    "check_frontier_monotone": (
+        "Frontier throughput does not rise with speed",
+        lambda book: _frontier_check(book, "throughput"),
+    ),
+    "check_contract_curve_covers_tiers": "computable",
+    "check_adoption_sum": (
+        "Fast plus ultrafast adoption at most 1",
+        "tiers_fast_adoption+tiers_ultrafast_adoption<=1",
+    ),
+    "check_tier_speed_order": (
+        "Tier speeds rise standard <= fast <= ultrafast",
+        "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
+        "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)",
+    ),
+}
+
+
+def cross_rules(book: Book) -> list[Check]:
+    """The lines of CROSS_RULES (a formula, or a function of the book giving one)."""
+    rules = [r for r in CROSS_RULES.values() if isinstance(r, tuple)]
+    return [Check(label, f if isinstance(f, str) else f(book)) for label, f in rules]
+
+
+def _first_failing(name: str) -> str:
+    """The label of the first FALSE of the detail range ``name`` (its labels: ``name_labels``)."""
+    return f'IFERROR(": "&INDEX({name}_labels,MATCH(FALSE,{name},0)),"")'
+
+
+def inputs_and_formulas(book: Book) -> list[Check]:
+    """The verdicts of the detail blocks below the printed checks, each naming what fails
+    first: every input against its rules, econ's rules across keys, each monthly row's
+    formulas as written, Annual against the monthly rows."""
+    along, written = book.cells["formula_copies"]
+    out = [
+        Check("Every input within its rules (as econ refuses)", "AND(checks_inputs)",
+              failing=_first_failing("checks_inputs")),
+        *cross_rules(book),
+    ]  # fmt: skip
+    for sheet in (*ROW_SHEETS, *COPIED_SHEETS):
+        name = f"checks_rows_{sheet.lower()}"
+        if any(u.sheet == sheet for u in along):
+            out.append(Check(f"One formula along each row ({sheet})", f"AND({name})",
+                             failing=_first_failing(name)))  # fmt: skip
+        name = f"checks_written_{sheet.lower()}"
+        if any(u.sheet == sheet for u in written):
+            what = "results, solvers" if sheet in ROW_SHEETS else "every cell"
+            out.append(Check(f"Formulas as written ({sheet}, {what})", f"AND({name})",
+                             failing=_first_failing(name)))  # fmt: skip
+    if book.cells.get("annual_rows"):
+        out.append(Check("Annual rows sum the monthly rows", "AND(checks_annual)",
+                         failing=_first_failing("checks_annual")))  # fmt: skip
+    return out
+
+
+def _details(book: Book, ws, row: int) -> int:
+    """The detail blocks the verdicts above read (for the screen); returns the next free row."""
+    along, written = book.cells["formula_copies"]
+    row = _input_rules(book, ws, row)
+    row = _annual_rows(book, ws, row + 2)
+    s = book.styles
+    ws.write_string(row + 2, 0, "Each row's formulas against econ's copy of them (hidden "
+                    "columns of each sheet), month by month from column H", s("section"))  # fmt: skip
+    row += 3
+    head = ("row", "sheet", "holds", "formulas", "month 0 as written")
+    for j, h in enumerate(head):
+        ws.write_string(row, j, h, s("h"))
+    top = row + 1
+    for sheet in (*ROW_SHEETS, *COPIED_SHEETS):
+        for kind, units in (("rows", along), ("written", written)):
+            mine = [u for u in units if u.sheet == sheet]
+            if not mine:
+                continue
+            first = row + 1
+            for u in mine:
+                row += 1
+                ws.write_string(row, 0, u.label, s("label"))
+                ws.write_string(row, 1, u.sheet, s("unit"))
+                (_along_line if kind == "rows" else _written_line)(ws, row, u)
+            name = f"checks_{kind}_{sheet.lower()}"
+            book.name(name, f"'Checks'!$C${first + 1}:$C${row + 1}")
+            book.name(f"{name}_labels", f"'Checks'!$A${first + 1}:$A${row + 1}")
+    _true_false_colours(book, ws, top, row, 2)
+    return row + 1
+
+
+def _input_rules(book: Book, ws, row: int) -> int:
+    """Every input against the rule econ refuses it by (inputs.rule_formula): its key, its
+    value, what is allowed, whether it holds."""
+    s = book.styles
+    ws.write_string(row, 0, "Every input against its rules (econ refuses a value outside "
+                    "them; data validation does not stop a pasted one)", s("section"))  # fmt: skip
+    row += 1
+    for j, h in enumerate(("input (key)", "value", "holds", "allowed")):
+        ws.write_string(row, j, h, s("h"))
+    first = row + 1
+    for w, r, c, key, value, _fmt in book.input_cells:
+        row += 1
+        ws.write_string(row, 0, key, s("label"))
+        cell = _ref(w.name, r, c)
+        shown = "" if value is None else value
+        write_formula(ws, row, 1, f'=IF(ISBLANK({cell}),"",{cell})', shown, s("g"))
+        write_formula(ws, row, 2, "=" + rule_formula(key, f"B{row + 1}"), True, s("bool"))
+        rule = rule_for(key)
+        ws.write_string(row, 3, rule.expected() if rule else "", s("note"))
+    book.name("checks_inputs", f"'Checks'!$C${first + 1}:$C${row + 1}")
+    book.name("checks_inputs_labels", f"'Checks'!$A${first + 1}:$A${row + 1}")
+    _true_false_colours(book, ws, first, row, 2)
+    return row + 1
+
+
+def _annual_rows(book: Book, ws, row: int) -> int:
+    """Each Annual row's total over the years against its monthly row: the sum over months
+    1..120, or (a value at each year's end) the months that end a year within the horizon and
+    the horizon's month once for each year from the horizon on."""
+    s = book.styles
+    rows = book.cells.get("annual_rows", [])
+    if not rows:
+        return row
+    ws.write_string(row, 0, "Annual against the monthly rows: each row's total over the years",
+                    s("section"))  # fmt: skip
+    horizon = rows[0][1].values.size  # the run's: the months of a row's values
+    row += 1
+    ws.write_string(row, 0, "Years that end at or after the horizon (a value at the year's end: "
+                    "the horizon's)", s("label"))  # fmt: skip
+    ws.write_string(row, 1, "years", s("unit"))
+    write_formula(ws, row, 2, f"=COLUMNS({_years(rows[0][0])})-INT(({H}-1)/constant_months_per_year)",
+                  YEARS - (horizon - 1) // 12, s("num"))  # fmt: skip
+    book.name("check_years_from_horizon", f"'Checks'!$C${row + 1}")
+    row += 1
+    for j, h in enumerate(("Annual row", "unit", "holds", "total of the years", "monthly row")):
+        ws.write_string(row, j, h, s("h"))
+    first = row + 1
+    per, tm = "constant_months_per_year", "timeline_months"
+    for r, item, total in rows:
+        row += 1
+        ws.write_string(row, 0, item.label.replace('"', "'"), s("label"))
+        ws.write_string(row, 1, item.unit, s("unit"))
+        years = _years(r)
+        src = book.rows[item.source]
+        if item.how == "sum":
+            route = f"SUM({src.span()})"
+        else:
+            route = (f"SUMPRODUCT((MOD({tm},{per})=0)*({tm}<{H})*{src.span()})"
+                     f"+check_years_from_horizon*INDEX({src.span(0)},{H}+1)")  # fmt: skip
+        write_formula(ws, row, 3, f"=IFERROR(SUM({years}),0)", total, s(_total_format(item.fmt)))
+        write_formula(ws, row, 4, f"=IFERROR({route},0)", total, s(_total_format(item.fmt)))
+        write_formula(ws, row, 2, f"=IFERROR({close(f'D{row + 1}', f'E{row + 1}')},FALSE)", True,
+                      s("bool"))  # fmt: skip
+    book.name("checks_annual", f"'Checks'!$C${first + 1}:$C${row + 1}")
+    book.name("checks_annual_labels", f"'Checks'!$A${first + 1}:$A${row + 1}")
+    _true_false_colours(book, ws, first, row, 2)
+    return row + 1
+
+
+def _years(row: int) -> str:
+    """An Annual row's years 1..10 (columns C..L)."""
+    a, b = xl_rowcol_to_cell(row, 2, True, True), xl_rowcol_to_cell(row, 1 + YEARS, True, True)
+    return f"'Annual'!{a}:{b}"
 
 
 def _row_total(book: Book, d: Row) -> float:
@@ -224,17 +559,7 @@ def bounds(book: Book) -> list[Check]:
             "Horizon a whole number of months from the term to the timeline's end",
             f"AND({H}=INT({H}),{H}>={T},{H}<=constant_horizon_max_months)",
         ),
-        Check(
-            "Fast plus ultrafast adoption at most 1",
-            "tiers_fast_adoption+tiers_ultrafast_adoption<=1",
-        ),
-        Check(
-            "Tier speeds rise standard <= fast <= ultrafast",
-            "AND(tiers_standard_tokens_per_s<=tiers_fast_tokens_per_s,"
-            "tiers_fast_tokens_per_s<=tiers_ultrafast_tokens_per_s)",
-        ),
         Check("Frontier speeds rise within each platform", _frontier_check(book, "speed")),
-        Check("Frontier throughput does not rise with speed", _frontier_check(book, "throughput")),
         Check(
             "Monthly probabilities at most 1 (price factor x (base + propensity), churn + extra churn)",
             "AND(pro_price_factor*(pro_base_upgrade+pro_capped_propensity)<=1,"
@@ -273,6 +598,7 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     label = "Inputs changed since the run (Assumptions differs from the run's values)"
     ws.write_string(2, 0, label, s("bold"))
     write_formula(ws, 2, 2, "=inputs_changed_count>0", False, s("bold"))
+    book.cells["formula_copies"] = copy_formulas(book)  # before the counts of formulas
     row = _computability(book, ws, computability(a, head), 4)
     row = _rates(book, ws, a, row + 2)
     row = _integrity(book, ws, integrity(book), row + 2)
@@ -284,7 +610,8 @@ def checks_sheet(book: Book, ws, a: Assumptions, head: dict) -> None:
     f_first, f_last, row = _block(book, ws, row + 2, title, checks, finding=True)
     _amber(book, ws, f_first, f_last, 2)
     row = _matches(book, ws, row + 2)
-    _inventory(book, ws, row + 2)
+    row = _inventory(book, ws, row + 2)
+    _details(book, ws, row + 2)
     _true_false_colours(book, ws, 2, 2, 2, invert=True)
     ws.freeze_panes(3, 1)
 
@@ -357,7 +684,10 @@ def _block(book: Book, ws, row: int, title: str, checks: list, finding: bool = F
     first = row + 1
     for c in checks:
         row += 1
-        ws.write_string(row, 0, c.label, s("label"))
+        if isinstance(c, Check) and c.failing:  # the label names what fails first
+            write_formula(ws, row, 0, f'="{c.label}"&{c.failing}', c.label, s("label"))
+        else:
+            ws.write_string(row, 0, c.label, s("label"))
         if isinstance(c, Route):
             _route(book, ws, row, c)
         elif finding:
@@ -462,8 +792,9 @@ def _frontier_check(book: Book, what: str) -> str:
     return f"SUMPRODUCT({same}*{bad})=0"
 
 
-def _inventory(book: Book, ws, row: int) -> None:
-    """What is live and what needs a rerun of econ (derived from the formulas written)."""
+def _inventory(book: Book, ws, row: int) -> int:
+    """What is live and what needs a rerun of econ (derived from the formulas written);
+    returns its last row."""
     s = book.styles
     n = len(book.rerun_inputs)
     ws.write_string(
@@ -497,6 +828,7 @@ def _inventory(book: Book, ws, row: int) -> None:
         ws.write_string(row, 0, f"{label} [{unit}]", s("label"))
         write_formula(ws, row, 2, f"={name}", _marked_value(book, name), s("g", "rerun"))
     book.cells["checks_rerun_count"] = len(book.rerun_inputs)
+    return row
 
 
 def _marked_value(book: Book, name: str) -> float:

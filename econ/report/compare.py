@@ -457,7 +457,7 @@ def platforms_text(df: pd.DataFrame) -> tuple[str, list[str]]:
 def _payback_phrase(x: float) -> str:
     if not math.isfinite(x):
         return "with no payback in the horizon"
-    return "never cash-negative" if x == 0 else f"paying back in month {terminal.months(x)}"
+    return "never negative" if x == 0 else f"paying back in month {terminal.months(x)}"
 
 
 def platforms_sentence(df: pd.DataFrame) -> str:

@@ -16,10 +16,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from econ import __version__
 from econ.assumptions import Assumptions, path_text
 from econ.constants import CHECK_RTOL, IRR_MEANINGFUL_MAX
+from econ.formatting import key_value
 from econ.payback import NO_IRR, NO_SIGN_CHANGE
+from econ.report import summary
 from econ.report.rows import Result
 from econ.report.summary import IRR_UNDEFINED, physics_sentence
 from econ.report.workbook import QUESTION, write_cell, write_formula
@@ -33,10 +37,12 @@ USES = (
     ("subscriber", "subscriber streams"),
     ("backfill_peak", "peak-shaped backfill"),
     ("backfill_flexible", "flexible backfill"),
+    ("free", "free tier"),
     ("idle", "idle"),
 )
 NEVER_NEGATIVE = (
-    "Never cash-negative: cumulative cash stays at or above zero every month (payback month 0)."
+    "Never negative: the cumulative net flow (cash and the GPU cost avoided) stays at or above "
+    "zero every month (payback month 0)."
 )
 IRR_ABOVE = (
     f"above {IRR_MEANINGFUL_MAX:,.0%} a year (outflows tiny against the inflows after them: "
@@ -46,9 +52,23 @@ NO_MIRR = "no MIRR (no money out or no money in)"
 CANNOT = "The live model cannot compute the choices made: "
 STALE = '=IF(inputs_changed_since_run,"STALE: inputs changed since the run; rerun econ","current")'
 # the live answer, half-updated once an input it follows only after a rerun has changed
-RERUN_STALE = (
-    '=IF(rerun_inputs_changed,"STALE: a purple input (rerun econ) changed; the answer follows '
-    'it after a rerun","live")'
+# the model's status (defined name model_status): "live" when the live model computes the
+# choices made, every integrity check holds and no input it follows only after a rerun changed;
+# otherwise what is wrong, in a few words
+FAILING = (
+    'IFERROR(INDEX(checks_integrity_labels,MATCH(FALSE,checks_integrity_area,0)),"see Checks")'
+)
+STATUS = (
+    '=IF(IFERROR(NOT(model_computable),TRUE),"NOT LIVE: cannot compute the choices made '
+    '(Checks)",IF(IFERROR(NOT(integrity_ok),TRUE),"NOT LIVE: check fails: "'
+    '&cover_failing,IF(rerun_inputs_changed,"STALE: a purple input (rerun econ) changed",'
+    '"live")))'
+)
+LIVE = 'model_status="live"'
+SIGN_CONVENTION = (
+    "Sign convention: money in positive, money out (rent, variable costs) negative, on every "
+    "sheet; the GPU cost avoided is value (GPU-hours the lab need not pay for), not cash, and "
+    "sits on its own rows."
 )
 
 
@@ -148,7 +168,7 @@ def _answer_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
     p = h["payback_months"]
     return [
         Part("need", "The peak cash need, if any", "text", "text",
-             'IF(max_deficit_usd>0,"; cash need peaks at "&cover_deficit_b&" in month "'
+             'IF(max_deficit_usd>0,"; at its deepest "&cover_deficit_b&" in month "'
              '&max_deficit_month&".",".")', v["need"]),
         Part("never", "The answer when cash never goes below zero", "text", "text",
              f'"{NEVER_NEGATIVE}"', NEVER_NEGATIVE, guard=False),
@@ -159,9 +179,32 @@ def _answer_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
              'IF(pays_back,IF(payback_months=0,cover_never,"Pays back for good in month "'
              '&TEXT(payback_months,"0.0")&cover_when&cover_need),"")', v["pays"]),
         Part("short", "The answer when it does not pay back (blank: it does)", "text", "text",
-             'IF(pays_back,"","Does not pay back within "&cover_horizon_words&": cumulative cash '
-             'ends "&cover_shortfall_b&" short"&cover_need)',
+             'IF(pays_back,"","Does not pay back within "&cover_horizon_words&": the cumulative '
+             'net flow ends "&cover_shortfall_b&" short"&cover_need)',
              "" if p is not None else v["short"]),
+        Part("failing", "The first integrity check that fails (Checks)", "text", "text",
+             FAILING, "see Checks", guard=False),
+        Part("need_b", "Value the model does not price that a negative NPV needs, in $B", "text",
+             "text", f'TEXT(MAX(0,-npv_usd)/{BILLION},"$0.00")&"B"',
+             _b(max(0.0, -h["npv_usd"]))),
+        Part("verdict", "Worth doing on its terms: yes or no, with the NPV", "text", "text",
+             'IF(npv_usd>=0,"Yes: NPV "&cover_npv_b&" at "&cover_rate_text&".","No: NPV "'
+             '&cover_npv_b&" at "&cover_rate_text&"; it needs "&cover_need_b&" of value the '
+             'model does not price.")', v["verdict"]),
+        Part("cash_b", "Cumulative cash only at the horizon, in $B", "text", "text",
+             f'TEXT(cash_only_at_horizon_usd/{BILLION},"$0.00")&"B"',
+             _b(h["cash_only_at_horizon_usd"])),
+        Part("cash_none", "No payback on cash alone", "text", "text",
+             '"Does not pay back on cash alone within "&cover_horizon_words&": cumulative cash '
+             'only ends at "&cover_cash_b&"."', v["cash_none"]),
+        Part("cash_pays", "Payback on cash alone", "text", "text",
+             'IF(ISNUMBER(cash_payback_months),IF(cash_payback_months=0,"Never negative on cash '
+             'alone.","Pays back on cash alone in month "&TEXT(cash_payback_months,"0.0")&"."),'
+             'cover_cash_none)', v["cash_pays"]),
+        Part("payment_words", "The rent's payment basis", "text", "text",
+             '" Rent "&IF(contract_payment="take_or_pay","take-or-pay: owed in full whatever is '
+             'delivered","paid as the MW are delivered ("&TEXT(contract_delivered_share,"0%")'
+             '&" of them)")&"; the GPU cost avoided is not cash."', v["payment_words"]),
         Part("npv_words", "The NPV and its Pro tail", "text", "text",
              '"NPV at "&cover_rate_text&": "&cover_npv_b&", of which "&cover_tail_b'
              '&" is the Pro tail after month "&horizon_months', v["npv_words"]),
@@ -225,9 +268,12 @@ def _capacity_parts(h: dict[str, Any], v: dict[str, Any]) -> list[Result]:
         Part("uses_words2", "The MW by use, second part (blank: capacity limits)", "text",
              "text",
              'IF(cover_uses_shown,", peak-shaped backfill "&cover_share_backfill_peak&", '
-             'flexible backfill "&cover_share_backfill_flexible&", idle "&cover_share_idle&"; "'
-             '&cover_utilised&" utilised, MW-weighted ("&cover_term_words&").","")',
-             v["uses_words2"], guard=False),
+             'flexible backfill "&cover_share_backfill_flexible&", free tier "&cover_share_free'
+             ',"")', v["uses_words2"], guard=False),
+        Part("uses_words3", "The MW by use, third part (blank: capacity limits)", "text",
+             "text",
+             'IF(cover_uses_shown,", idle "&cover_share_idle&"; "&cover_utilised&" utilised, '
+             'MW-weighted ("&cover_term_words&").","")', v["uses_words3"], guard=False),
         Part("utilised", "Average utilisation over the term, MW-weighted", "text", "text",
              'TEXT(cap_term_average_utilization,"0%")', v["utilised"]),
         Part("yield_words", "The lessor's yield", "text", "text",
@@ -244,7 +290,7 @@ def _values(h: dict[str, Any]) -> dict[str, Any]:
     v: dict[str, Any] = {}
     md = h["max_deficit_month"]
     v["need"] = (
-        f"; cash need peaks at {_b(h['max_deficit_usd'])} in month {md}." if md is not None else "."
+        f"; at its deepest {_b(h['max_deficit_usd'])} in month {md}." if md is not None else "."
     )
     v["when"] = (
         "" if p is None else " (within the term)" if p <= T else f" (after the {T}-month term)"
@@ -255,8 +301,34 @@ def _values(h: dict[str, Any]) -> dict[str, Any]:
         else f"Pays back for good in month {p:.1f}{v['when']}{v['need']}"
     )  # fmt: skip
     v["short"] = (
-        f"Does not pay back within {plural(H, 'month')}: cumulative cash ends "
+        f"Does not pay back within {plural(H, 'month')}: the cumulative net flow ends "
         f"{_b(h['shortfall_usd'])} short{v['need']}"
+    )
+    rate_text = f"{a['finance.discount_rate_annual']:.{dec}%}"
+    npv = h["npv_usd"]
+    v["verdict"] = (
+        f"Yes: NPV {_b(npv)} at {rate_text}." if npv >= 0
+        else f"No: NPV {_b(npv)} at {rate_text}; it needs {_b(max(0.0, -npv))} of value the "
+        "model does not price."
+    )  # fmt: skip
+    cp = h["cash_payback_months"]
+    v["cash_none"] = (
+        f"Does not pay back on cash alone within {plural(H, 'month')}: cumulative cash only ends "
+        f"at {_b(h['cash_only_at_horizon_usd'])}."
+    )
+    v["cash_pays"] = (
+        v["cash_none"] if cp is None
+        else "Never negative on cash alone." if cp == 0
+        else f"Pays back on cash alone in month {cp:.1f}."
+    )  # fmt: skip
+    v["payment_words"] = (
+        " Rent "
+        + (
+            "take-or-pay: owed in full whatever is delivered"
+            if h["payment"] == "take_or_pay"
+            else f"paid as the MW are delivered ({h['delivered_share']:.0%} of them)"
+        )
+        + "; the GPU cost avoided is not cash."
     )
     tail = _b(h["npv_usd"] - h["npv_without_terminal_value_usd"])
     v["npv_words"] = (
@@ -299,8 +371,12 @@ def _values(h: dict[str, Any]) -> dict[str, Any]:
         else ""
     )
     v["uses_words2"] = (
-        f", peak-shaped backfill {pct[2]}, flexible backfill {pct[3]}, idle {pct[4]}; "
-        f"{v['utilised']} utilised, MW-weighted ({plural(T, 'month')})."
+        f", peak-shaped backfill {pct[2]}, flexible backfill {pct[3]}, free tier {pct[4]}"
+        if shown
+        else ""
+    )
+    v["uses_words3"] = (
+        f", idle {pct[5]}; {v['utilised']} utilised, MW-weighted ({plural(T, 'month')})."
         if shown
         else ""
     )
@@ -317,8 +393,11 @@ def sentences(h: dict[str, Any]) -> list[Sentence]:
     dp = h["discounted_payback_months"]
     term_words = plural(T, "month")
     return [
-        Sentence("answer", "Does the deal pay back?", "cover_pays&cover_short",
-                 v["pays"] or v["short"]),
+        Sentence("worth_doing", "Worth doing on its terms?", "cover_verdict", v["verdict"]),
+        Sentence("answer", "Payback counting the GPU cost avoided (economic)",
+                 "cover_pays&cover_short", v["pays"] or v["short"]),
+        Sentence("cash", "Payback on cash alone",
+                 "cover_cash_pays&cover_payment_words", v["cash_pays"] + v["payment_words"]),
         Sentence("worth", "What is it worth?",
                  'cover_npv_words&"; over the term alone "&cover_term_b&". Profitability index "'
                  '&TEXT(profitability_index,"0.00")&"."',
@@ -331,8 +410,8 @@ def sentences(h: dict[str, Any]) -> list[Sentence]:
                  f"{v['irr_words']}; {v['mirr_words']}; discounted payback "
                  + (f"month {dp:.1f}" if dp is not None else "none") + "."),
         Sentence("capacity", "Capacity or demand?",
-                 "cover_capped_words&cover_uses_words&cover_uses_words2",
-                 v["capped_words"] + v["uses_words"] + v["uses_words2"]),
+                 "cover_capped_words&cover_uses_words&cover_uses_words2&cover_uses_words3",
+                 v["capped_words"] + v["uses_words"] + v["uses_words2"] + v["uses_words3"]),
         Sentence("renting", "Renting or buying?",
                  '"The lessor\'s yield on this rent at this hardware price: "&cover_yield_words&'
                  'IF(rent_and_price_consistent,".",": the rent and the hardware price cannot both '
@@ -347,9 +426,26 @@ def sentences(h: dict[str, Any]) -> list[Sentence]:
                  f"{h['simple_breakeven_pro_users']:,.0f} Pro users "
                  f"({h['simple_breakeven_share_of_mau']:.3%} of monthly active users) for "
                  f"{term_words} pay the contract."),
-        Sentence("physics", "Physics of the ultrafast claim", None, physics_sentence(h),
-                 stale=True),
+        *[Sentence(name, label, None, text, stale=True) for name, label, text in run_sentences(h)],
     ]  # fmt: skip
+
+
+def run_sentences(h: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The sentences only a rerun of econ updates (section V4.1): what the answer rests on,
+    the break-evens, what would make it wrong, both sets of terms, moved traffic, the value of
+    a freed GPU-hour, successors and the physics."""
+    ranges = {k: tuple(x) for k, x in (h.get("plausible_ranges") or {}).items()}
+    out = [
+        ("rests_on", "What it rests on", summary.rests_on(h)),
+        ("breakevens", "Break-evens", summary.breakeven_sentence(h, ranges)),
+        ("wrong", "What would make it wrong", summary.wrong_sentence(h, ranges)),
+        ("terms", "Both sets of terms", summary.terms_sentence(h)),
+        ("moved", "Moved traffic", summary.moved_sentence(h)),
+        ("gpu_hour", "A freed GPU-hour", summary.gpu_value_sentence(h)),
+        ("successors", "Successor models", summary.decline_sentence(h)),
+        ("physics", "Physics of the ultrafast claim", physics_sentence(h)),
+    ]
+    return [(n, lab, t) for n, lab, t in out if t]
 
 
 HEADLINE = (
@@ -360,7 +456,9 @@ HEADLINE = (
     ("IRR, annualised (blank: none or not meaningful)", "irr_annual", "pct"),
     ("MIRR, annualised (at the discount rate)", "mirr_annual", "pct"),
     ("Profitability index", "profitability_index", "num2"),
-    ("Payback month (blank: none)", "payback_months", "num1"),
+    ("Economic payback month (blank: none)", "payback_months", "num1"),
+    ("Cash payback month (blank: none)", "cash_payback_months", "num1"),
+    ("Cumulative cash only at the horizon", "cash_only_at_horizon_usd", "usd_b"),
     ("Discounted payback month (blank: none)", "discounted_payback_months", "num1"),
     ("Shortfall at the horizon", "shortfall_usd", "usd_b"),
     ("Realised cost per million tokens", "realised_cost_per_mtok_usd", "usd2"),
@@ -383,8 +481,8 @@ GUIDE = (
      "(purple); every platform as a snapshot."),
     ("Market", "the API logit, the no-deal world and the value of an average MW of each use, live."),
     ("Costs, Revenue, Payback",
-     "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; months "
-     "0-9 print (every month prints by year on Annual)."),
+     "the monthly chain, live, on one timeline of 120 months; zero beyond the horizon; every "
+     "month to the term prints, two pages across (the horizon prints by year on Annual)."),
     ("Annual", "the monthly chain summed by year, live, and the payback curve of every month."),
     ("Tornado, Grid, Monte Carlo, Sobol, Break-even",
      "which assumptions decide the answer, how likely payback is, what is worth knowing before signing."),
@@ -394,9 +492,13 @@ GUIDE = (
 )  # fmt: skip
 
 
-def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> None:
-    """The Cover: the answer, the headline figures, the run (printed); the guide, the input
-    files' hashes and the sentences' intermediate cells below, for the screen."""
+def cover_sheet(
+    book: Book, ws, a: Assumptions, head: dict, run_info: dict, analysis: dict | None = None
+) -> None:
+    """The Cover: the model's status, the answer, the headline figures, the run's tables (the
+    two businesses, both sets of terms, the fleet-plan grid, the drivers that need a rerun) and
+    the run (printed); the guide, the input files' hashes and the sentences' intermediate cells
+    below, for the screen."""
     s = book.styles
     ws.set_column(0, 0, 46)
     ws.set_column(1, 1, SENTENCE_WIDTH)
@@ -404,8 +506,15 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     title = "econ: payback analysis of renting ultra-fast inference capacity"
     ws.write_string(0, 0, title, s("title"))
     ws.write_string(1, 0, QUESTION, s("note"))
-    row = _sentences(book, ws, sentences(head), 3)
+    ws.write_string(2, 0, "Model status (live, or what is wrong)", s("bold"))
+    write_formula(ws, 2, 1, STATUS, "live", s("banner"))
+    book.name("model_status", "'Cover'!$B$3")
+    ws.write_string(3, 0, SIGN_CONVENTION, s("note"))
+    first = 5
+    row = _sentences(book, ws, sentences(head), first)
     row = _headline(book, ws, head, row + 1)
+    _not_live(book, ws, first, row)
+    row = _run_tables(book, ws, head, (analysis or {}).get("tornado"), row + 1)
     row = _run(book, ws, a, run_info, row + 1)
     book.cells["cover_print_end"] = row  # the rest (and the Contents sheet) for the screen
     row = _guide(book, ws, row + 2)
@@ -414,13 +523,34 @@ def cover_sheet(book: Book, ws, a: Assumptions, head: dict, run_info: dict) -> N
     ws.activate()
 
 
+def _not_live(book: Book, ws, first: int, last: int) -> None:
+    """Where the model is not live, the status and the banners red and the live sentences and
+    headline figures struck through in grey: no figure sits under a 'live' label that is not."""
+    red = book.wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006", "bold": True})
+    struck = book.wb.add_format({"font_color": "#808080", "font_strikeout": True})
+    rule = {"type": "formula", "criteria": f"=NOT({LIVE})"}
+    ws.conditional_format(2, 1, 2, 1, {**rule, "format": red})
+    for r in book.cells["cover_banners"]:
+        ws.conditional_format(r, 1, r, 1, {**rule, "format": red})
+    ws.conditional_format(first, 1, last, 1, {**rule, "format": struck})
+
+
 def _sentences(book: Book, ws, said: list[Sentence], row: int) -> int:
     """The live sentences under one title, then the sentences of the run under the STALE
     banner (beside their title, within the printed columns); returns the last row."""
     s = book.styles
-    ws.write_string(row, 0, "The answer (live: recomputes when an input changes)", s("section"))
-    write_formula(ws, row, 1, RERUN_STALE, "live", s("banner"))
+    write_formula(
+        ws,
+        row,
+        0,
+        f'=IF({LIVE},"The answer (live: recomputes when an input '
+        'changes)","The answer (NOT live: see the status above)")',
+        "The answer (live: recomputes when an input changes)",
+        s("section"),
+    )
+    write_formula(ws, row, 1, "=model_status", "live", s("banner"))
     book.name("cover_live", f"'Cover'!$B${row + 1}")
+    banners = [row]
     for d in (d for d in said if not d.stale):
         row += 1
         ws.write_string(row, 0, d.label, s("label", valign="top"))
@@ -432,11 +562,13 @@ def _sentences(book: Book, ws, said: list[Sentence], row: int) -> int:
     ws.write_string(row, 0, "From the run (rerun econ after changing inputs)", s("section"))
     write_formula(ws, row, 1, STALE, "current", s("banner"))
     book.name("cover_stale", f"'Cover'!$B${row + 1}")
+    book.cells["cover_stale_banner"] = row
     for d in (d for d in said if d.stale):
         row += 1
         ws.write_string(row, 0, d.label, s("label", valign="top"))
         ws.write_string(row, 1, d.text, s("wrap", "rerun"))
         _fit(ws, row, d.text)
+    book.cells["cover_banners"] = banners
     return row
 
 
@@ -456,13 +588,137 @@ def _headline(book: Book, ws, head: dict, row: int) -> int:
     """The headline figures, each the named result itself."""
     s = book.styles
     row += 1
-    ws.write_string(row, 0, "Headline figures (live)", s("section"))
+    write_formula(
+        ws,
+        row,
+        0,
+        f'=IF({LIVE},"Headline figures (live)","Headline figures (NOT '
+        'live: see the status above)")',
+        "Headline figures (live)",
+        s("section"),
+    )
     for label, name, fmt in HEADLINE:
         row += 1
         ws.write_string(row, 0, label, s("label"))
         value = head["rent_vs_buy"][name] if name == "lessor_yield_annual" else head.get(name)
         value = RUN_FLAGS.get(name, value)
         write_formula(ws, row, 1, f"={name}", "" if value is None else value, s(fmt, align="left"))
+    return row
+
+
+def _run_tables(book: Book, ws, head: dict, tornado, row: int) -> int:
+    """Tables of the run (rerun econ to update them): the two businesses, both sets of terms,
+    the fleet-plan grid and the NPV across the ranges of the drivers the workbook follows only
+    after a rerun; returns the last row."""
+    s = book.styles
+    row += 1
+    ws.write_string(row, 0, "Tables of the run (rerun econ after changing inputs)", s("section"))
+    write_formula(ws, row, 1, STALE, "current", s("banner"))
+    row += 1
+    ws.write_string(row, 0, "The two businesses (section V4.1)", s("bold"))
+    sz = head["ultrafast_business_size_at_rate"]
+    items = [
+        ("The ultrafast business alone (no moved traffic)", head["npv_ultrafast_only_usd"]),
+        ("The capacity increment (moved traffic)", head["npv_capacity_increment_usd"]),
+        ("NPV (their sum)", head["npv_usd"]),
+        (f"The ultrafast business alone at {sz['best_mw']:,.1f} MW", sz["best_npv_usd"]),
+    ]
+    for label, x in items:
+        row += 1
+        ws.write_string(row, 0, label, s("label"))
+        ws.write_number(row, 1, float(x), s("usd_b", "rerun", align="left"))
+    rt = head.get("reported_terms")
+    if rt:
+        row += 2
+        ws.write_string(row, 0, "Both sets of terms", s("bold"))
+        head_ = f"{'the articles (this run)':<28}{'reported (scenario reported_terms)'}"
+        ws.write_string(row, 1, head_, s("mono", "h"))
+        for label, key, kind in TERMS_ROWS:
+            row += 1
+            ws.write_string(row, 0, label, s("label"))
+            a_, b_ = (_term_text(t.get(key), kind) for t in (rt["this_run"], rt["reported"]))
+            ws.write_string(row, 1, f"{a_:<28}{b_}", s("mono", "rerun"))
+    g = head["fleet_plan_grid"]
+    cells = {
+        (c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]
+    }
+    row += 2
+    ws.write_string(row, 0, "The fleet plan: NPV [$B]", s("bold"))
+    lead = "avoidable share (rows), movable share:"
+    ws.write_string(
+        row, 1, f"{lead:<40}" + "".join(f"{m:>8.1f}" for m in g["movable_share"]), s("mono", "h")
+    )
+    for x in g["avoidable_share"]:
+        row += 1
+        ws.write_string(row, 0, f"avoidable share {x:.1f}", s("label"))
+        line = "".join(f"{cells[(x, m)] / 1e9:>8.2f}" for m in g["movable_share"])
+        ws.write_string(row, 1, " " * 40 + line, s("mono", "rerun"))
+    return _rerun_drivers(book, ws, tornado, row)
+
+
+TERMS_ROWS = (
+    ("Contract value", "value_usd", "usd"),
+    ("MW", "mw", "mw"),
+    ("Term, months", "term_months", "n"),
+    ("Rent basis", "payment", "text"),
+    ("NPV", "npv_usd", "usd"),
+    ("The ultrafast business alone", "npv_ultrafast_only_usd", "usd"),
+    ("Cash payback month", "cash_payback_months", "pay"),
+)
+
+
+def _term_text(x, kind: str) -> str:
+    if kind == "text":
+        return {"pay_as_delivered": "paid as delivered", "take_or_pay": "take-or-pay"}.get(
+            x, str(x)
+        )
+    if kind == "pay":
+        return "none" if x is None or x != x else "never negative" if x == 0 else f"{x:.1f}"
+    if kind == "usd":
+        return _b(float(x))
+    if kind == "mw":
+        return f"{float(x):,.0f} MW"
+    return f"{float(x):g}"
+
+
+TOP = 16  # the tornado's largest keys the Cover accounts for
+
+
+def _rerun_drivers(book: Book, ws, tornado, row: int) -> int:
+    """Of the tornado's largest keys, those the workbook follows only after a rerun (the
+    physics envelope and the realisation behind the served model): the NPV at the low and high
+    of each one's range, from the run's tornado."""
+    if tornado is None or not len(tornado):
+        return row
+    s = book.styles
+    npv = tornado[tornado["output"] == "npv_usd"].copy()
+    npv = npv[np.isfinite(npv["swing"].to_numpy(float))].sort_values("swing", ascending=False)
+    top = npv.head(TOP)
+    rerun = [rec for rec in top.itertuples(index=False) if rec.variable in book.rerun_inputs]
+    live = len(top) - len(rerun)
+    book.cells["cover_top_live"] = (live, len(top))
+    if not rerun:
+        return row
+    row += 2
+    ws.write_string(row, 0, "Drivers that need a rerun", s("bold", valign="top"))
+    text = (
+        f"Of the tornado's {len(top)} largest keys, {live} are live here; these "
+        f"{len(rerun)} enter through the physics envelope or the realisation (values of the "
+        "run on Capacity): the NPV at the low and high of each one's range, the others as set."
+    )
+    ws.write_string(row, 1, text, s("wrap"))
+    _fit(ws, row, text)
+    for rec in rerun:
+        row += 1
+        k = rec.variable
+        ws.write_string(row, 0, k, s("key"))
+        ws.write_string(
+            row,
+            1,
+            f"{key_value(k, rec.low)} to {key_value(k, rec.high)} (base {key_value(k, rec.base)}):"
+            f" NPV {_b(rec.output_low)} to {_b(rec.output_high)}",
+            s("text", "rerun"),
+        )
     return row
 
 

@@ -8,7 +8,14 @@ import textwrap
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from econ.assumptions import OPTIONAL_COLUMNS, SCALARS, TABLES, Assumptions, rule_for
+from econ.assumptions import (
+    MIN_MAGNITUDE,
+    OPTIONAL_COLUMNS,
+    SCALARS,
+    TABLES,
+    Assumptions,
+    rule_for,
+)
 from econ.compute.capacity import COVER_RTOL
 from econ.compute.physics import _CHIP_ROUNDING
 from econ.constants import (
@@ -129,6 +136,56 @@ ACROSS = {
         "at least the Pro subscribers at the start",
     ),
 }
+# The ids econ.assumptions.CROSS_CHECKS requires to name a row of a table (a table column as
+# "<table>.*.<column>"), by the defined name of that table's ids
+KNOWN = {
+    "contract.platform": "hardware_ids",
+    "capacity.gpu_platform": "hardware_ids",
+    "frontier.*.platform": "hardware_ids",
+    "frontier.*.model": "models_ids",
+}
+
+
+def _known(key: str) -> str | None:
+    parts = key.split(".")
+    return KNOWN.get(key) or (KNOWN.get(f"{parts[0]}.*.{parts[2]}") if len(parts) == 3 else None)
+
+
+def rule_formula(key: str, c: str) -> str:
+    """Whether ``c`` (a cell holding the input of ``key``, "" where the input is blank) is a
+    value econ accepts: its rule (econ.assumptions.rule_for, the one its data validation is
+    built from), econ's smallest magnitude, the rules across keys of ACROSS and KNOWN; a blank
+    only where the key is optional. The Checks sheet evaluates it, so that a value pasted past
+    the data validation shows."""
+    rule = rule_for(key)
+    if rule is None:
+        return "TRUE"
+    if rule.kind == "id":
+        if rule.choices:
+            parts = ["OR(" + ",".join(f'EXACT({c},"{x}")' for x in rule.choices) + ")"]
+        else:
+            parts = [f"ISTEXT({c})"]
+        if (names := _known(key)) is not None:
+            parts.append(f"SUMPRODUCT(--EXACT({c},{names}))>0")
+    else:
+        parts = [f"ISNUMBER({c})"]
+        if rule.kind == "integer":
+            parts.append(f"{c}=INT({c})")
+        if rule.low is not None:
+            parts.append(f"{c}{'>' if rule.low_open else '>='}{_literal(rule.low)}")
+        if rule.high is not None:
+            parts.append(f"{c}{'<' if rule.high_open else '<='}{_literal(rule.high)}")
+        if rule.low is None or rule.low < MIN_MAGNITUDE:  # 0 or at least the smallest magnitude
+            parts.append(f"OR({c}=0,ABS({c})>={_literal(MIN_MAGNITUDE)})")
+    if key in ACROSS:
+        parts.append(ACROSS[key][0].format(c=c))
+    body = parts[0] if len(parts) == 1 else f"AND({','.join(parts)})"
+    return f'IFERROR(IF({c}="",{"TRUE" if rule.optional else "FALSE"},{body}),FALSE)'
+
+
+def _literal(x: float) -> str:
+    """A bound as a spreadsheet number (1E+18, 0.5, 100)."""
+    return repr(x).upper() if isinstance(x, float) else str(x)
 
 
 def _run_copy(book: Book, run_ws, row: int, col: int, value) -> str:
@@ -197,8 +254,9 @@ ASSUMPTION_HEADERS = (
     "Note",
     "Changed since the run",
 )
-ASSUMPTION_WIDTHS = ((0, 40, None), (1, 36, "key"), (2, 15, None), (3, 17, None),
-                     (4, 56, "wrap"), (5, 44, "wrap"), (6, 11, None))  # fmt: skip
+SOURCE_WIDTH = 100  # wide enough that a long source takes a few lines, not a page
+ASSUMPTION_WIDTHS = ((0, 40, None), (1, 36, "key"), (2, 15, None), (3, 14, None),
+                     (4, SOURCE_WIDTH, "wrap"), (5, 44, "wrap"), (6, 11, None))  # fmt: skip
 # the columns that hold the conventions' lists, below the printed area
 # The serving speeds of the layout grid's illustration, as multiples of a tier speed (econ's
 # envelope takes the best speed of each layout exactly: docs/model.md, section V4.5)
@@ -258,8 +316,8 @@ def _scalar_inputs(book: Book, ws, run_ws, a: Assumptions, header: int) -> str:
         write_cell(ws, row, 5, e.note, s("wrap"))
         # as tall as the longest printed text (a label that says it is off the NPV included)
         side = off_the_npv(key, a.values.get(key), book.results)
-        fit_row(ws, row, (e.source, 56), (label(key) + SIDE_NOTE.format("Capacity") * side, 41),
-                (e.unit, 18))  # fmt: skip
+        fit_row(ws, row, (e.source, SOURCE_WIDTH),
+                (label(key) + SIDE_NOTE.format("Capacity") * side, 41), (e.unit, 14))  # fmt: skip
         ws.write_formula(row, 6, f"={cell}<>{book.inputs[-1][1]}", s("bool"), False)
     return f"COUNTIF({xl_rowcol_to_cell(header + 1, 6)}:{xl_rowcol_to_cell(row, 6)},TRUE)"
 
@@ -302,11 +360,13 @@ def _convention_lists(book: Book, ws, row: int) -> None:
         book.name(name, f"'{SHEET}'!{top}:{bottom}")
 
 
-SRC = 14  # Tables: source, note and changed at the same columns for every table
+# Tables: source, note and changed at the same columns for every table, right of the widest
+# table's inputs (the id in column A, then one column per field)
+SRC = 1 + max(len(spec.columns) for spec in TABLES.values())
 # the source and note on one line each, beyond the printed columns (a wrapped source would make
 # the printed rows as tall as its lines)
-TABLE_WIDTHS = ((0, 0, 16, None), (1, 13, 11, None), (14, 14, 110, None), (15, 15, 70, None),
-                (16, 16, 11, None))  # fmt: skip
+TABLE_WIDTHS = ((0, 0, 16, None), (1, SRC - 1, 11, None), (SRC, SRC, 110, None),
+                (SRC + 1, SRC + 1, 70, None), (SRC + 2, SRC + 2, 11, None))  # fmt: skip
 HEADER_CHARS = 9  # characters of a bold header on a line of a column 11 wide
 
 
@@ -331,7 +391,8 @@ def tables_sheet(
         row += 2
     ws.freeze_panes(3, 1)
     ws.hide_gridlines(2)
-    book.cells["tables_print_end"] = row  # sources and notes (columns O, P) on the screen
+    book.cells["tables_print_end"] = row  # sources and notes (right of the inputs) on the screen
+    book.cells["tables_last_input_col"] = SRC - 1
     r = book.cells["inputs_changed_row"]
     assumptions_ws.write_formula(r, 2, "=" + "+".join(changed), s("num"), 0)
     book.name("inputs_changed_count", absolute(SHEET, r, 2))

@@ -12,16 +12,17 @@ from econ.report.labels import label
 from econ.report.xl import Book, excel_name
 
 LIVE_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback")
-# Inputs that move econ's served model (section 0.1: the served speeds, the throughputs that feed
-# the money, the GPU cost per token), which the workbook holds as values of the run (Capacity):
-# whatever live rows they also feed, the money follows them only after a rerun of econ.
+# Inputs that move econ's served model (section 0.1: the served speeds, the physics envelope and
+# the realisation behind the throughputs that feed the money), which the workbook holds as
+# values of the run (Capacity): whatever live rows they also feed, the money follows them only
+# after a rerun of econ. The frontier scales, the GPU rent and the successors' cost decline act
+# on those values live (sections V4.3, V4.6), and so are not in the list.
 SERVED_MODEL = re.compile(
     r"^(contract\.platform|capacity\.gpu_platform|capacity\.basis|capacity\.gpu_fleet_utilization"
-    r"|finance\.api_gross_margin|facility\.pue|hardware\..*|model\..*|frontier\..*"
-    r"|tiers\.[a-z_]+\.tokens_per_s)$"
+    r"|finance\.api_gross_margin|facility\.pue|model\..*|frontier\..*|usage\.context_tokens"
+    r"|tiers\.[a-z_]+\.tokens_per_s"
+    r"|hardware\.(?!gpu_cost_decline_per_year$)(?![a-z0-9_]+\.(frontier_scale|rent_usd_per_hour)$).*)$"
 )
-
-
 def moves_served_model(key: str) -> bool:
     """Whether econ's served model (values of the run on Capacity) depends on the key."""
     return SERVED_MODEL.match(key) is not None
@@ -52,6 +53,9 @@ def names_by_sheet(book: Book) -> dict[str, set[str]]:
 # An input a live formula reads but econ's model does not (the agent's task time on Capacity,
 # the buy case on Costs) cannot move the NPV: its label names the sheets that read it.
 SIDE_NOTE = " ({} only: not the NPV)"
+# An input neither econ's model nor a live formula reads changes nothing in this case (another
+# platform's figures, a tier not offered): its label says so.
+UNREAD_NOTE = " (read by nothing in this case: changes nothing)"
 
 
 def off_the_npv(key: str, value, results) -> bool:
@@ -81,6 +85,11 @@ def mark_inputs(book: Book) -> None:
                 book.side_inputs.append((key, read_by))
                 text = label(key) + SIDE_NOTE.format(", ".join(read_by))
                 ws.write_string(row, 0, text, s("label", text_wrap=True, valign="top"))
+            continue
+        if ws.name == "Assumptions" and off_the_npv(key, value, book.results):
+            book.unread_inputs.append(key)
+            text = label(key) + UNREAD_NOTE
+            ws.write_string(row, 0, text, s("label", text_wrap=True, valign="top"))
             continue
         book.rerun_inputs.append(key)
         if value is None:

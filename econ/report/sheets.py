@@ -55,6 +55,7 @@ def build(
     run_time = run_info.get("time", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     book = Book(wb, Styles(wb), run_time, a.scenario)
     book.results = r
+    book.cells["term_months"] = int(a.num("contract.term_months"))
     ws = {name: wb.add_worksheet(name) for name in sheet_order(analysis)}
     book.name("inputs_changed_since_run", CHANGED_FLAG)
 
@@ -93,7 +94,7 @@ def build(
         write_sheet(book, ws["Explain"], analysis["explain"])
     mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun
     checks_sheet(book, ws["Checks"], a, head)
-    cover_sheet(book, ws["Cover"], a, head, run_info)
+    cover_sheet(book, ws["Cover"], a, head, run_info, analysis)
     contents_sheet(book, ws["Contents"], list(ws))
     for name in PROTECTED:  # no password: Review > Unprotect sheet
         ws[name].protect("", {"autofilter": False, "sort": False})
@@ -107,17 +108,23 @@ def build(
 
 PROTECTED = ("Cover", "Contents", "Assumptions", "Tables", "Capacity", "Market", "Costs",
              "Revenue", "Payback", "Annual", "Checks")  # fmt: skip
-PRINTED_MONTHS = 9  # a timeline prints months 0..9 at 70 % or more; Annual prints every year
+PRINTED_PAGES_ACROSS = 2  # a timeline prints months 0..term on two pages across
+A3 = 8  # paper: the wide sheets (a timeline's term, every input with its source) on A3
+WIDE_SHEETS = ("Cover", "Assumptions", "Capacity")
 
 
 def print_all(book: Book, ws: dict, timelines: list) -> None:
-    """Print set-up of every sheet: readable at 70 % or more, nothing cut, charts whole."""
-    for tl in timelines:  # the first year and the results; every month is on Annual
+    """Print set-up of every sheet: readable, nothing cut, charts whole. A timeline prints its
+    rows for every month to the term (two pages across, the labels and the months repeated),
+    then its results in the month-0 column; Annual prints the horizon by year."""
+    term = int(book.cells["term_months"])
+    for tl in timelines:
         q = f"'{tl.sheet}'!"  # the rows, then the results under them in the month-0 column
-        last = xl_rowcol_to_cell(tl.results_end - 1, FIRST_COL + PRINTED_MONTHS, True, True)
-        areas = [f"{q}$A$1:{last}"]
+        last = xl_rowcol_to_cell(tl.results_end - 1, FIRST_COL + term, True, True)
         print_setup(ws[tl.sheet], book, "fit")
-        book.wb.define_name(f"{q}_xlnm.Print_Area", "=" + ",".join(areas))
+        ws[tl.sheet].set_paper(A3)  # the term's months at 70 % or more of full size
+        ws[tl.sheet].fit_to_pages(PRINTED_PAGES_ACROSS, 0)
+        book.wb.define_name(f"{q}_xlnm.Print_Area", f"={q}$A$1:{last}")
         if tl.breaks:
             ws[tl.sheet].set_h_pagebreaks(tl.breaks)
     for name, sheet in ws.items():
@@ -134,8 +141,11 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
             "Checks": f"A1:E{book.cells['checks_print_end'] + 1}",
         }.get(name)  # None: the sheet set its own (the analysis sheets, econ.report.blocks)
         print_setup(sheet, book, "fit", area=area)
-        if name == "Market":
-            sheet.fit_to_pages(1, 2)
+        pages_tall = {"Market": 2, "Cover": 2, "Capacity": 3, "Assumptions": 4}.get(name)
+        if pages_tall:
+            sheet.fit_to_pages(1, pages_tall)
+        if name in WIDE_SHEETS:
+            sheet.set_paper(A3)
         if name in ("Tables", "Capacity"):
             sheet.repeat_columns(0)
 

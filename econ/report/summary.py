@@ -564,7 +564,7 @@ def markdown(
         st = mc["stats"].set_index(["output", "statistic"])["value"]
         body.append(
             f"Monte Carlo ({mc['n']:,} samples): P(payback within the term) "
-            f"{share(st[('payback_months', 'P(payback <= term)')])} (never cash-negative "
+            f"{share(st[('payback_months', 'P(payback <= term)')])} (never negative "
             f"{share(st[('payback_months', 'share never cash-negative')])}), P(NPV > 0) "
             f"{share(st[('npv_usd', 'P(NPV > 0)')])}, median NPV {usd(st[('npv_usd', 'P50')])}, "
             f"median profitability index {index(st[('profitability_index', 'P50')])}"

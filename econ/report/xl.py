@@ -108,6 +108,7 @@ class Styles:
                         "label": {},
                         "unit": {"font_color": "#595959"},
                         "key": {"font_color": "#595959", "font_size": 9},
+                        "mono": {"font_name": "Courier New", "font_size": 9},
                         "month": {
                             "bold": True,
                             "bottom": 1,
@@ -229,10 +230,13 @@ class Book:
     rerun_inputs: list[str] = field(default_factory=list)  # keys no live formula reads
     # live keys econ's model does not read (key, the sheets that read them): off the NPV
     side_inputs: list[tuple[str, list[str]]] = field(default_factory=list)
+    unread_inputs: list[str] = field(default_factory=list)
     marked_values: dict[str, float] = field(default_factory=dict)  # name -> the run's value
 
     def name(self, name: str, ref: str) -> None:
-        """A workbook-level defined name."""
+        """A workbook-level defined name (each defined once: a second would silently win)."""
+        if name in self.cells:
+            raise ValueError(f"defined name {name!r} twice: {self.cells[name]} and {ref}")
         self.wb.define_name(name, "=" + ref)
         self.cells[name] = ref
 

@@ -6,6 +6,7 @@ checks after an input was edited (the match with the run has lapsed by then)."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import openpyxl
 import pytest
@@ -13,9 +14,12 @@ from conftest import DATA
 from soffice import convert, soffice
 from xlsx_names import named_cell, named_range, named_value
 
-from econ.assumptions import AssumptionError
+from econ.assumptions import CROSS_CHECKS, AssumptionError
 from econ.cli import main
 from econ.headline import headline
+from econ.report.checks import CROSS_RULES
+from econ.report.inputs import ACROSS, KNOWN
+from econ.report.xl import excel_name
 
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
 
@@ -38,7 +42,8 @@ def report(tmp_path_factory):
 
 def _variants(report, folder, variants):
     """Save one copy of the workbook per variant (a function editing the loaded workbook and
-    returning an undo) and recalculate them all in one LibreOffice."""
+    returning an undo) and recalculate them all, in as many LibreOffices at once as there are
+    processors (two at most; each with its own profile)."""
     wb = openpyxl.load_workbook(report)
     files = []
     for name, edit in variants:
@@ -47,7 +52,12 @@ def _variants(report, folder, variants):
         wb.save(path)
         files.append(path)
         undo()
-    return dict(zip([n for n, _ in variants], convert(files, folder / "recalc"), strict=True))
+    n = max(1, min(2, os.cpu_count() or 1, len(files)))
+    batches = [files[i::n] for i in range(n)]
+    with ThreadPoolExecutor(n) as pool:
+        done = list(pool.map(lambda b: convert(b, folder / "recalc"), batches))
+    out = {f: o for b, d in zip(batches, done, strict=True) for f, o in zip(b, d, strict=True)}
+    return {name: out[f] for (name, _), f in zip(variants, files, strict=True)}
 
 
 def _set(**values):
@@ -143,24 +153,73 @@ def _inject(name: str, months: range | None = None, value: float = 0.0):
     return edit
 
 
-def _paste_value(name: str):
-    """A formula replaced by the value it had (its cached value in the run)."""
+def _cells(wb, name: str, months: range | None):
+    cells = named_range(wb, name)
+    return [cells[m] for m in months] if months is not None else cells[:1]
+
+
+def _change(name: str, months: range | None, new):
+    """An edit of a named cell, or of months of a named row: each cell's content becomes
+    ``new(cell)``; returns the undo."""
 
     def edit(wb):
-        cell = named_cell(wb, name)
-        old = cell.value
-        cell.value = INJECT_CACHE[name]
+        cells = _cells(wb, name, months)
+        old = [c.value for c in cells]
+        for c in cells:
+            c.value = new(c)
 
         def undo():
-            cell.value = old
+            for c, v in zip(cells, old, strict=True):
+                c.value = v
 
         return undo
 
     return edit
 
 
-INJECT_CACHE: dict[str, float] = {}
+def _paste_value(name: str, months: range | None = None):
+    """Formulas replaced by the values they had in the run (pasted as values: the same number)."""
+    return _change(name, months, lambda c: CACHED[0][c.parent.title][c.coordinate].value)
+
+
+def _typed(name: str, months: range | None, old: str, new: str | None = None):
+    """A constant typed into formulas: ``old`` replaced by ``new``, or by the value of the
+    input ``old`` names in the run (the formula's result does not change until that input does)."""
+
+    def text(c):
+        assert isinstance(c.value, str) and old in c.value, (name, c.coordinate, c.value)
+        typed = new if new is not None else repr(named_value(CACHED[0], old))
+        return c.value.replace(old, typed)
+
+    return _change(name, months, text)
+
+
+def _formula(name: str, months: range | None, formula: str):
+    return _change(name, months, lambda c: formula.format(row=c.row))
+
+
+# inputs pasted past the data validation, and rules across keys (econ.assumptions.CROSS_CHECKS);
+# the last field: whether econ refuses the same values (a number stored as text, a blank: the
+# CSV has no such thing)
+INPUTS = [
+    ("input_out_of_range", {"contract.delivered_share": 1.5}, True),
+    ("input_negative_share", {"finance.variable_cost_share": -0.1}, True),
+    ("input_above_sense_limit", {"contract.value_usd": 2e13}, True),
+    ("input_too_small", {"usage.demand_sigma": 1e-40}, True),
+    ("input_not_whole", {"contract.term_months": 30.5}, True),
+    ("input_not_a_choice", {"contract.payment": "prepaid"}, True),
+    ("input_as_text", {"market.mau": "1000000000"}, False),
+    ("input_blank", {"contract.mw": None}, False),
+    ("horizon_below_term", {"horizon.months": 24}, True),
+    ("pro_start_above_users", {"market.pro_subscribers_start": 2e9}, True),
+    ("adoption_above_1", {"tiers.fast.adoption": 0.9}, True),
+    ("tranche_without_months", {"contract.tranche_mw": 100}, True),
+    ("frontier_speed_twice", {"frontier.b300_71.tokens_per_s_per_user": 128}, True),
+    ("gpu_platform_unknown", {"capacity.gpu_platform": "tpu_v5"}, True),
+]
+CACHED: list = []  # the workbook as econ wrote it, read for its cached values
 EDIT = {"plans_pro_price_usd_month": 250}  # a legitimate edit first: the run match lapses
+LATE = range(100, 101)  # month 100: beyond the first printed pages and the horizon of the run
 INJECTED = [
     ("revenue_cell_hard_coded", _inject("row_revenue_sub", range(10, 11), 5e8)),
     ("discount_factor_set_to_1", _inject("row_costs_d", range(12, 13), 1.0)),
@@ -182,14 +241,61 @@ INJECTED = [
     ("mw_online_cell_hard_coded", _inject("row_revenue_mw", range(7, 8), 10.0)),
     ("market_scalar_hard_coded", _inject("ultrafast_adoption_wanted", value=0.5)),
     ("capacity_result_hard_coded", _inject("gpu_cost_standard", value=0.01)),
-]
+    # values pasted over formulas with the very values they had: only the formulas tell
+    ("late_month_pasted_as_value", _paste_value("row_revenue_util", LATE)),
+    ("late_cumulative_pasted_as_value", _paste_value("row_payback_cum_cash", range(118, 119))),
+    ("costs_late_month_pasted_as_value", _paste_value("row_costs_rent", range(119, 120))),
+    ("opening_pasted_as_value", _paste_value("row_revenue_pro", range(0, 1))),
+    ("month_number_typed", _paste_value("timeline_months", range(29, 30))),
+    ("annual_cell_pasted_as_value", _paste_value("annual_revenue_sub", range(2, 3))),
+    ("annual_cell_typed", _inject("annual_payback_cf", range(4, 5), 1e9)),
+    ("market_scalar_pasted_as_value", _paste_value("ultrafast_adoption_wanted")),
+    # constants typed into formulas: at the input's value in the run (wrong after its next
+    # edit, not after this one), or a number where a formula of inputs was
+    ("revenue_constant_typed_month_40",
+     _typed("row_revenue_sub", range(40, 41), "plans_plus_price_usd_month")),
+    ("revenue_constant_typed_late", _typed("row_revenue_pro", LATE, "conversion_pro_churn_monthly")),
+    ("payback_constant_typed_every_month",
+     _typed("row_payback_cash_in", range(1, 121), "finance_variable_cost_share")),
+    ("payback_share_typed_month_7",
+     _typed("row_payback_cash_in", range(7, 8), "(1-finance_variable_cost_share)", "0.9")),
+    ("npv_formula_constant_typed", _typed("npv_usd", None, "finance_terminal_value")),
+    ("market_formula_constant_typed", _typed("ultrafast_adoption_wanted", None, "tiers_fast_adoption")),
+    ("capacity_formula_constant_typed",
+     _typed("gpu_cost_standard", None, "tiers_standard_price_per_mtok_usd")),
+    ("annual_skips_a_month", _formula("annual_revenue_sub", range(0, 1), "=SUM('Revenue'!E{row}:O{row})")),
+    *[(n, _set(**{excel_name(k): v for k, v in values.items()})) for n, values, _ in INPUTS],
+]  # fmt: skip
+# the check that must name the error (the Cover shows the first failing label): its label,
+# then the row's (the label of a named row, in braces) or the input's key
+NAMED = {
+    "late_month_pasted_as_value": "One formula along each row (Revenue): {row_revenue_util}",
+    "costs_late_month_pasted_as_value": "One formula along each row (Costs): {row_costs_rent}",
+    "month_number_typed": "One formula along each row (Revenue): Month numbers",
+    "opening_pasted_as_value": "One formula along each row (Revenue): {row_revenue_pro}",
+    "annual_cell_pasted_as_value": "Formulas as written (Annual, every cell): Pro upgrades",
+    "revenue_constant_typed_month_40": "One formula along each row (Revenue): {row_revenue_sub}",
+    "revenue_constant_typed_late": "One formula along each row (Revenue): {row_revenue_pro}",
+    "payback_constant_typed_every_month":
+        "One formula along each row (Payback): {row_payback_cash_in}",
+    "payback_share_typed_month_7": "One formula along each row (Payback): {row_payback_cash_in}",
+    "npv_formula_constant_typed": "Formulas as written (Payback, results, solvers): ",
+    "market_formula_constant_typed": "Formulas as written (Market, every cell): ",
+    "capacity_formula_constant_typed": "Formulas as written (Capacity, every cell): ",
+    "annual_skips_a_month": "Annual rows sum the monthly rows: Pro upgrades",
+    "input_out_of_range": "Every input within its rules (as econ refuses): contract.delivered_share",
+    "input_as_text": "Every input within its rules (as econ refuses): market.mau",
+    "input_blank": "Every input within its rules (as econ refuses): contract.mw",
+    "horizon_below_term": "Every input within its rules (as econ refuses): contract.term_months",
+    "tranche_without_months": "Tranche MW and tranche months both set or both blank",
+    "adoption_above_1": "Fast plus ultrafast adoption at most 1",
+    "frontier_speed_twice": "Every platform has a frontier point, one per speed",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def injected(report, tmp_path_factory):
-    cached = openpyxl.load_workbook(report, data_only=True)
-    for name in ("npv_usd", "npv_without_terminal_value_usd"):
-        INJECT_CACHE[name] = named_value(cached, name)
+    CACHED[:] = [openpyxl.load_workbook(report, data_only=True)]
     edit = _set(**EDIT)
 
     def both(inject):
@@ -199,8 +305,32 @@ def injected(report, tmp_path_factory):
 
         return run
 
-    variants = [("edit_only", edit)] + [(n, both(f)) for n, f in INJECTED]
+    variants = [("base", lambda wb: lambda: None), ("edit_only", edit)]
+    variants += [(n, both(f)) for n, f in INJECTED]
     return _variants(report, tmp_path_factory.mktemp("injected"), variants)
+
+
+DETAILS = ("checks_inputs", "checks_annual", "checks_rows_costs", "checks_rows_revenue",
+           "checks_rows_payback", "checks_written_costs", "checks_written_payback",
+           "checks_written_capacity", "checks_written_market", "checks_written_annual")  # fmt: skip
+
+
+def test_the_base_workbook_keeps_every_check_true_in_libreoffice(injected):
+    """Recalculated as econ wrote it: every integrity check and every line of the detail
+    blocks they read (each input, each row's formulas, each Annual row) holds."""
+    wb = openpyxl.load_workbook(injected["base"], data_only=True)
+    assert named_value(wb, "integrity_ok") is True
+    assert named_value(wb, "matches_run") is True
+    assert named_value(wb, "model_status") == "live"
+    for name in ("checks_integrity_area", *DETAILS):
+        flags = [_bool(c) for c in named_range(wb, name)]
+        assert flags and all(f is True for f in flags), name
+    labels = [c.value for c in named_range(wb, "checks_integrity_labels")]
+    assert not [x for x in labels if ": " in x and x.startswith(("One formula", "Formulas as"))]
+
+
+def _bool(cell):
+    return bool(cell.value) if cell.value in (0, 1) else cell.value
 
 
 def test_a_legitimate_edit_keeps_every_check_true(injected):
@@ -208,6 +338,9 @@ def test_a_legitimate_edit_keeps_every_check_true(injected):
     assert named_value(wb, "inputs_changed_since_run") is True
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
     assert named_value(wb, "integrity_ok") is True
+    assert named_value(wb, "model_status") == "live"  # a live input: the model follows it
+    for name in DETAILS:
+        assert all(_bool(c) is True for c in named_range(wb, name)), name
 
 
 @pytest.mark.parametrize("name", [n for n, _ in INJECTED])
@@ -215,6 +348,45 @@ def test_an_injected_error_fails_an_integrity_check_after_an_edit(injected, name
     wb = openpyxl.load_workbook(injected[name], data_only=True)
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
     assert named_value(wb, "integrity_ok") is False, name
+    # the Cover's status says so, naming the first failing check
+    pairs = zip(named_range(wb, "checks_integrity_labels"),
+                named_range(wb, "checks_integrity_area"), strict=True)  # fmt: skip
+    first = next(a.value for a, f in pairs if _bool(f) is False)
+    assert named_value(wb, "model_status") == f"NOT LIVE: check fails: {first}", name
+    if name in NAMED:  # the failing check names the row, the cell or the input
+        want = NAMED[name].format_map(_RowLabels(CACHED[0]))
+        pairs = zip(named_range(wb, "checks_integrity_labels"),
+                    named_range(wb, "checks_integrity_area"), strict=True)  # fmt: skip
+        failing = [a.value for a, f in pairs if _bool(f) is False]
+        assert any(x.startswith(want) for x in failing), (want, failing)
+
+
+class _RowLabels(dict):
+    """{row_revenue_sub} -> the label of that named row (column A of its sheet)."""
+
+    def __init__(self, wb):
+        super().__init__()
+        self.wb = wb
+
+    def __missing__(self, name):
+        c = named_range(self.wb, name)[0]
+        return c.parent.cell(c.row, 1).value
+
+
+@pytest.mark.parametrize(("name", "values"), [(n, v) for n, v, refused in INPUTS if refused])
+def test_the_injected_inputs_are_values_econ_refuses(base, name, values):
+    with pytest.raises(AssumptionError):
+        headline(base.with_overrides([(k, str(v)) for k, v in values.items()]))
+
+
+def test_every_rule_across_keys_is_checked_in_the_workbook():
+    """Each of econ's rules across keys is a line of the Checks sheet, a part of the input's
+    own rule, or the check whether the live model can compute the choices made."""
+    assert set(CROSS_RULES) == {f.__name__ for f in CROSS_CHECKS}
+    keys = set(ACROSS) | set(KNOWN)
+    assert {"horizon.months", "contract.term_months", "market.pro_growth_monthly",
+            "market.pro_subscribers_start", "contract.platform", "capacity.gpu_platform",
+            "frontier.*.platform", "frontier.*.model"} <= keys  # fmt: skip
 
 
 # Edits of a key that spans another (econ.assumptions.CROSS_CHECKS): whether econ refuses each

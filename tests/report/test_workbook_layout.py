@@ -98,7 +98,8 @@ def test_the_annual_sheet_prints_every_year_and_the_chart_draws_every_month(repo
     annual = wb["Annual"]
     area = annual.print_area[0] if isinstance(annual.print_area, list) else annual.print_area
     last_col = re.findall(r"\$?([A-Z]+)\$?\d+", area)[-1]
-    years = [c.value for c in annual[4]][2:]  # the header row: Year, Unit, 1..10
+    header = [c.value for c in annual[4]]  # Year, Unit, 1..10 (then econ's hidden copies)
+    years = header[2 : header.index(None, 2) if None in header[2:] else None]
     assert years == list(range(1, MONTHS // 12 + 1))
     assert openpyxl.utils.column_index_from_string(last_col) == 2 + MONTHS // 12
     # the payback chart: its series run over the timeline's every month 0..120
@@ -152,16 +153,22 @@ def test_annual_follows_a_horizon_up_to_120_months(edited, horizon):
     wb = edited[f"horizon_{horizon}"]
     assert named_value(wb, "integrity_ok") is True
     cf = [c.value for c in named_range(wb, "row_payback_cf")]  # months 0..120
-    years = _annual(wb, "Net cash flow")
+    years = _annual(wb, "Net flow the NPV counts (cash and value)")
     for y, got in enumerate(years, start=1):
         want = sum(cf[12 * (y - 1) + 1 : 12 * y + 1])
         assert got == pytest.approx(want, rel=1e-9, abs=1e-3), y
     assert years[horizon // 12 - 1] != 0  # the horizon's last year is printed with its flows
     assert all(x == 0 for x in years[horizon // 12 :])
-    cum = _annual(wb, "Cumulative cash at the year's end")
+    cum = _annual(wb, "Cumulative net flow at the year's end")
     assert cum[horizon // 12 - 1] == pytest.approx(
         named_value(wb, "cumulative_cash_at_horizon_usd")
     )
+    # cash alone: the rent paid and the cash in, without the GPU cost avoided
+    cash = [c.value for c in named_range(wb, "row_payback_cash")]
+    for y, got in enumerate(_annual(wb, "Cash flow (cash only)"), start=1):
+        assert got == pytest.approx(sum(cash[12 * (y - 1) + 1 : 12 * y + 1]), rel=1e-9, abs=1e-3)
+    cum_cash = _annual(wb, "Cumulative cash only at the year's end")
+    assert cum_cash[horizon // 12 - 1] == pytest.approx(named_value(wb, "cash_only_at_horizon_usd"))
     assert named_value(wb, "cover_answer").startswith(("Pays back", "Does not", "Never"))
 
 
