@@ -904,8 +904,14 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
         ) from None
     delimiter = _delimiter(text)
     lines = _records(path, text, delimiter)
-    if not lines or not any(c.strip() for c in lines[0]):
+    if not any(any(c.strip() for c in cells) for cells in lines):
         raise AssumptionError(f"{path}: the file is empty; expected a header row")
+    if not any(c.strip() for c in lines[0]):
+        blank = next(n for n, cells in enumerate(lines) if any(c.strip() for c in cells))
+        raise AssumptionError(
+            f"{path} {f'rows 1 to {blank}' if blank > 1 else 'row 1'}: blank; expected the header row "
+            f"(the column names) in row 1: delete the blank row{'s' if blank > 1 else ''} above it"
+        )
     header = [c.strip() for c in lines[0]]
     while header and header[-1] == "":  # Excel pads rows to its used range with empty columns
         header.pop()

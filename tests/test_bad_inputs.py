@@ -633,6 +633,25 @@ CSV_READER = [
         write("grids.csv", ""),
     ),
     Case(
+        "blank-first-row",
+        validate(),
+        r"assumptions\.csv row 1: blank; expected the header row \(the column names\) in row 1: "
+        r"delete the blank row above it",
+        edit_bytes("assumptions.csv", b"key,", b"\r\nkey,"),
+    ),
+    Case(
+        "blank-first-rows-of-separators",
+        validate(),
+        r"plans\.csv rows 1 to 2: blank; expected the header row .* delete the blank rows above it",
+        edit_bytes("plans.csv", b"id,", b",,,\n\nid,"),
+    ),
+    Case(
+        "only-blank-rows",
+        validate(),
+        r"grids\.csv: the file is empty; expected a header row",
+        write("grids.csv", "\n,,\n\n"),
+    ),
+    Case(
         "duplicate-grid-id",
         validate(),
         r"grids\.csv row 5, column id: 'burn_vs_efficiency' appears twice \(rows 2 and 5\)",
