@@ -1619,6 +1619,27 @@ def check_tranches(a: Assumptions) -> None:
         )
 
 
+def check_tranches_deliver(a: Assumptions) -> None:
+    """Tranches deliver the contracted MW within the term: tranche_mw x the tranches begun by
+    month T >= contract.mw (section 0.3). Otherwise part of the contract never comes online
+    while its full value is paid."""
+    v = a.values
+    if "contract.tranche_mw" not in v or "contract.tranche_months" not in v:
+        return
+    size, every = float(v["contract.tranche_mw"]), float(v["contract.tranche_months"])
+    term, mw = float(v["contract.term_months"]), float(v["contract.mw"])
+    begun = math.ceil(term / every - 1e-12)  # as the model counts them (tranche_online)
+    if size * begun < mw:
+        raise AssumptionError(
+            f"{_loc(a, 'contract.tranche_mw')}: tranches of {size:,.4g} MW every {every:g} months "
+            f"(contract.tranche_months) bring {size * begun:,.4g} MW online ({begun} tranche"
+            f"{'s' * (begun != 1)}) by the end of the {term:g}-month term (contract.term_months), "
+            f"short of the {mw:,.4g} MW contracted (contract.mw), whose full value "
+            f"(contract.value_usd) is paid; expected contract.tranche_mw >= {mw / begun:,.4g} MW "
+            "at this pace, tranches more often, or a smaller contract.mw"
+        )
+
+
 def check_pro_growth(a: Assumptions) -> None:
     """market.pro_growth_monthly >= -conversion.pro_churn_monthly: the no-deal world cannot
     need negative upgrades (docs/model.md, section 0.5)."""
@@ -1636,6 +1657,7 @@ CROSS_CHECKS = (
     check_gpu_platform_known,
     check_frontier_models_known,
     check_tranches,
+    check_tranches_deliver,
     check_pro_growth,
     check_pro_start_within_users,
     check_contract_platform_known,

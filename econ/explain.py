@@ -32,7 +32,11 @@ EXACT_MAX = 12  # changed keys up to which every coalition is evaluated
 PERMUTATIONS = 2_000  # random orders beyond, at most ...
 EVALUATIONS = 200_000  # ... and at most about this many model evaluations (k + 1 an order)
 SEED = 20_260_101
-CHUNK = 65_536  # coalitions per model evaluation at most
+# coalitions per model evaluation at most: a coalition is one scenario of the model, about
+# 0.1 MB while it evaluates (the served speed chosen among six), so about 0.2 GB at a time
+# however many keys differ; the coalitions themselves are made chunk by chunk too
+CHUNK = 2_048
+MAX_EVALUATIONS = 2 * EVALUATIONS  # beyond, refused: explain against a closer case
 
 
 @dataclass(frozen=True)
@@ -107,20 +111,21 @@ def _text(v: float | str) -> str:
 
 
 def _evaluate(
-    reference: Assumptions, keys: Sequence[Change], masks: np.ndarray
+    reference: Assumptions, keys: Sequence[Change], masks_of, total: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """NPV and payback of every coalition (a bool matrix, coalitions x keys): numeric keys as
-    arrays, one model evaluation per combination of structural keys."""
-    masks = np.asarray(masks, bool)
-    npv = np.empty(len(masks))
-    payback = np.empty(len(masks))
+    """NPV and payback of ``total`` coalitions; ``masks_of(rows)`` gives the bool matrix
+    (rows x keys) of the coalitions numbered ``rows``, made a chunk at a time. Numeric keys
+    enter as arrays, one model evaluation per chunk and combination of structural keys."""
+    npv = np.empty(total)
+    payback = np.empty(total)
     structural = [j for j, c in enumerate(keys) if is_structural(c.key, c.after)]
     numeric = [j for j, c in enumerate(keys) if j not in structural]
-    groups = (
-        masks[:, structural] @ (1 << np.arange(len(structural)))
-        if structural
-        else np.zeros(len(masks), np.int64)
-    )
+    groups = np.zeros(total, np.int64)
+    if structural:
+        bits = 1 << np.arange(len(structural))
+        for s in range(0, total, CHUNK):
+            rows = np.arange(s, min(s + CHUNK, total))
+            groups[rows] = masks_of(rows)[:, structural] @ bits
     for g in np.unique(groups):
         rows = np.flatnonzero(groups == g)
         pairs = [
@@ -137,8 +142,9 @@ def _evaluate(
             ) from None
         for s in range(0, len(rows), CHUNK):
             part = rows[s : s + CHUNK]
+            masks = masks_of(part)
             over = {
-                keys[j].key: np.where(masks[part, j], float(keys[j].after), float(keys[j].before))
+                keys[j].key: np.where(masks[:, j], float(keys[j].after), float(keys[j].before))
                 for j in numeric
             }
             try:
@@ -217,10 +223,12 @@ def explain(
             note,
             tuple(only),
         )
-    eye = np.eye(k, dtype=bool)
     if k <= exact_max:
-        masks = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(bool)
-        v, p = _evaluate(reference, keys, masks)
+
+        def bitmasks(rows: np.ndarray) -> np.ndarray:
+            return ((rows[:, None] >> np.arange(k)) & 1).astype(bool)
+
+        v, p = _evaluate(reference, keys, bitmasks, 1 << k)
         share = shapley_exact(v, k)
         se = np.zeros(k)
         p_share = shapley_exact(p, k) if np.isfinite(p).all() else np.full(k, np.nan)
@@ -231,17 +239,31 @@ def explain(
     else:
         if permutations is None:
             permutations = max(100, min(PERMUTATIONS, EVALUATIONS // (k + 1)))
+        n_flat = permutations * (k + 1)
+        if n_flat + k + 1 > MAX_EVALUATIONS:
+            raise AssumptionError(
+                f"econ explain: {k:,} keys differ from {reference_name}; sharing the change "
+                f"between them takes {n_flat + k + 1:,} model evaluations, expected at most "
+                f"{MAX_EVALUATIONS:,}: explain against a case closer to this one (--against)"
+            )
         rng = np.random.default_rng(seed)
         order = np.argsort(rng.random((permutations, k)), axis=1)  # (M, k) key order
-        # coalition after the first j keys of each order, j = 0..k: (M, k + 1, k)
         pos = np.argsort(order, axis=1)  # where each key comes in each order
-        steps = np.arange(k + 1)
-        masks = pos[:, None, :] < steps[None, :, None]
-        flat = masks.reshape(-1, k)
-        extra = np.concatenate([np.zeros((1, k), bool), eye])
-        v_all, p_all = _evaluate(reference, keys, np.concatenate([flat, extra]))
-        v = v_all[: len(flat)].reshape(permutations, k + 1)
-        p = p_all[: len(flat)].reshape(permutations, k + 1)
+
+        def along_orders(rows: np.ndarray) -> np.ndarray:
+            """Coalition r < M (k + 1): the first r % (k + 1) keys of order r // (k + 1);
+            then none, and each key alone."""
+            out = np.zeros((rows.size, k), bool)
+            on = rows < n_flat
+            m, j = np.divmod(rows[on], k + 1)
+            out[on] = pos[m] < j[:, None]
+            alone = rows[~on] - n_flat  # 0: none; i: key i - 1 alone
+            out[np.flatnonzero(~on)[alone > 0], alone[alone > 0] - 1] = True
+            return out
+
+        v_all, p_all = _evaluate(reference, keys, along_orders, n_flat + k + 1)
+        v = v_all[:n_flat].reshape(permutations, k + 1)
+        p = p_all[:n_flat].reshape(permutations, k + 1)
         gain = np.diff(v, axis=1)  # (M, k): the marginal contribution of order[:, j]
         contrib = np.empty_like(gain)
         np.put_along_axis(contrib, order, gain, axis=1)
@@ -253,8 +275,8 @@ def explain(
             p_share = pg.mean(axis=0)
         else:
             p_share = np.full(k, np.nan)
-        v0, vs = v_all[len(flat)], v_all[len(flat) + 1 :]
-        q0, qs = p_all[len(flat)], p_all[len(flat) + 1 :]
+        v0, vs = v_all[n_flat], v_all[n_flat + 1 :]
+        q0, qs = p_all[n_flat], p_all[n_flat + 1 :]
         one, p_one = vs - v0, qs - q0
         method, orders = "sampled", permutations
         note = (

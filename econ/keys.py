@@ -21,16 +21,16 @@ def key_table(a: Assumptions, pattern: str | None = None) -> pd.DataFrame:
     in words), valid_low/valid_high (the sense limits, None where open-ended), sensitivity_low/
     sensitivity_high and distribution (from sensitivity.csv; None where the key has no range
     there), guess (the source starts with "Guesstimate"), source, origin (data, scenario or
-    --set)."""
+    --set). An optional key left blank is listed too, with the value None."""
     sens = {s.key: s for s in a.sensitivity}
     rows = []
     p = (pattern or "").lower()
-    for key, value in a.values.items():
+    for key, value in _with_blanks(a):
         k = key.lower()
         if p and p not in k and not fnmatch.fnmatchcase(k, p):
             continue
         rule = rule_for(key)
-        e = a.entries.get(key)
+        e = a.entries.get(key) or a.blanks.get(key)
         s = sens.get(key)
         rows.append(
             {
@@ -67,10 +67,29 @@ def key_table(a: Assumptions, pattern: str | None = None) -> pd.DataFrame:
     )
 
 
+def _with_blanks(a: Assumptions) -> list[tuple[str, object]]:
+    """(key, value) of every key in file order, the optional keys left blank included (value
+    None: contract.tranche_mw and the like, which --set or a scenario may fill), each after
+    the keys of its file above its row."""
+    out: list[tuple[str, object]] = list(a.values.items())
+    where = {k: (e.file, e.row) for k, e in a.entries.items()}
+    for key, e in sorted(a.blanks.items(), key=lambda kv: (kv[1].file, kv[1].row)):
+        if key in a.values:
+            continue
+        after = [i for i, (k, _) in enumerate(out) if k in where and where[k][0] == e.file]
+        above = [i for i in after if where[out[i][0]][1] <= e.row]
+        at = (above[-1] + 1) if above else (after[0] if after else len(out))
+        out.insert(at, (key, None))
+        where[key] = (e.file, e.row)
+    return out
+
+
 def text(df: pd.DataFrame, width: int = 60) -> str:
     """The table for a terminal: the source cut to ``width`` characters."""
 
     def value(v) -> str:
+        if v is None:
+            return "(blank)"
         return v if isinstance(v, str) else f"{float(v):.6g}"
 
     def rng(r) -> str:

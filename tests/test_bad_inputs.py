@@ -633,6 +633,25 @@ CSV_READER = [
         write("grids.csv", ""),
     ),
     Case(
+        "tranches-that-never-deliver-the-contract",
+        summary("--set", "contract.tranche_mw=100", "--set", "contract.tranche_months=12"),
+        r"--set contract\.tranche_mw=100, column value \(contract\.tranche_mw\): tranches of 100 MW "
+        r"every 12 months \(contract\.tranche_months\) bring 300 MW online \(3 tranches\) by the "
+        r"end of the 30-month term \(contract\.term_months\), short of the 750 MW contracted "
+        r"\(contract\.mw\), whose full value \(contract\.value_usd\) is paid; expected "
+        r"contract\.tranche_mw >= 250 MW at this pace",
+    ),
+    Case(
+        "tranches-that-never-deliver-the-contract-in-a-scenario",
+        summary("--scenario", "slow_tranches"),
+        r"scenarios/slow_tranches\.csv.*tranches of 250 MW every 24 months .* bring 500 MW online "
+        r"\(2 tranches\)",
+        write(
+            "scenarios/slow_tranches.csv",
+            "key,value,source\ncontract.tranche_mw,250,test\ncontract.tranche_months,24,test\n",
+        ),
+    ),
+    Case(
         "blank-first-row",
         validate(),
         r"assumptions\.csv row 1: blank; expected the header row \(the column names\) in row 1: "
