@@ -647,6 +647,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         -p("conversion.pro_price_elasticity")
         * np.log(p("plans.pro.price_usd_month") / p("plans.pro.price_ref_usd_month"))
     )
+    rev.check_no_deal(p, base, prop, pf, dem.plus_pool[0], h0_1)
     burn = np.exp(
         p("usage.adoption_burn_elasticity")
         * np.log(p("usage.adoption_ref_multiplier") / p("tiers.ultrafast.usage_multiplier"))

@@ -1398,6 +1398,35 @@ INVARIANTS = [
         r"per user$",
     ),
     Case(
+        "no-plus-users-to-calibrate-the-no-deal-world-from",
+        summary("--set", "market.plus_share_of_mau=0"),
+        r"the no-deal world cannot be calibrated: there are no Plus users in month 1 "
+        r"\(market\.mau x market\.plus_share_of_mau = 0\) to upgrade, but 1,000,000 Pro subscribers "
+        r"\(market\.pro_subscribers_start\) need 30,000 upgrades a month",
+    ),
+    Case(
+        "calibrated-upgrade-rate-above-100-percent",
+        summary("--set", "market.plus_share_of_mau=0.00001"),
+        r"the no-deal world cannot be calibrated: .* need 30,000 upgrades a month from 10,000 Plus "
+        r"users \(market\.mau x market\.plus_share_of_mau\): a monthly upgrade rate of 300\.0%, "
+        r"above 100 %",
+    ),
+    Case(
+        "calibration-refused-at-the-end-of-a-range",
+        sensitivity("tornado"),
+        r"sensitivity\.csv row \d+ \(market\.plus_share_of_mau\), column low: at 1e-05, the no-deal "
+        r"world cannot be calibrated",
+        cell("sensitivity.csv", "market.plus_share_of_mau", "low", "0.00001"),
+    ),
+    Case(
+        "price-factor-pushes-upgrades-above-100-percent",
+        summary(
+            "--set", "plans.pro.price_usd_month=2", "--set", "conversion.pro_price_elasticity=10"
+        ),
+        r"the no-deal world's upgrade rate at the Pro price \$2\.00 \(plans\.pro\.price_usd_month\) "
+        r"is 1e\+19 % a month, above 100 %",
+    ),
+    Case(
         "pro-subscribers-above-the-users-in-a-report",
         report("--scenario", "eager"),
         r"the Pro subscribers \([\d,]+\) exceed the monthly active users \(1,000,000,000\)",
