@@ -1343,8 +1343,9 @@ def cmd_optimize(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from econ.explain import explain, text, waterfall_png
+    from econ.explain import explain
     from econ.headline import clean
+    from econ.report.explain_view import text, waterfall_png
 
     a = resolve(args)
     if args.against and Path(args.against).is_dir():
