@@ -1,4 +1,4 @@
-"""Hand-worked checks of version 3's mechanisms (MODEL.md section 0) on the standard-library
+"""Hand-worked checks of version 3's mechanisms (docs/model.md section 0) on the standard-library
 reference model, and the same figures asked of econ once ECON is True.
 
 Every expected number below is worked by hand in the comments (or is an analytic identity,

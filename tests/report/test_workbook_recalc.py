@@ -250,7 +250,7 @@ def test_an_edited_input_recomputes_npv_payback_and_irr_as_econ_does(edited, bas
             assert got in ("", None), name
         else:
             assert got == pytest.approx(expected, rel=rel), name
-    # the IRR's criterion, live (MODEL.md 0.7): 1 exactly where econ reports an IRR
+    # the IRR's criterion, live (docs/model.md section 0.7): 1 exactly where econ reports an IRR
     assert (named_value(wb, "irr_criterion") == 1) == (want["irr_note"] is None)
     assert named_value(wb, "integrity_ok") is True
     assert named_value(wb, "inputs_changed_since_run") is True
