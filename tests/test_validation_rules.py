@@ -59,6 +59,19 @@ CASES = {
             r"contract\.tranche_months\): set without contract\.tranche_mw; expected both",
         ),
     ],
+    "check_tranches_deliver": [
+        (
+            "assumptions.csv",
+            "contract.tranche_mw,250,",
+            "contract.tranche_mw,100,",
+            r"contract\.tranche_mw\): tranches of 100 MW every 12 months \(contract\.tranche_months\) "
+            r"bring 300 MW online \(3 tranches\) by the end of the 30-month term",
+            [
+                ("assumptions.csv", "contract.tranche_mw,,", "contract.tranche_mw,250,"),
+                ("assumptions.csv", "contract.tranche_months,,", "contract.tranche_months,12,"),
+            ],
+        ),
+    ],
     "check_pro_growth": [
         (
             "assumptions.csv",
