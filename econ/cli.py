@@ -611,7 +611,9 @@ def check_outputs(named: list[tuple[str, Path, bool]], *data: Assumptions) -> No
     files: list[tuple[str, Path]] = []
     for option, path, units in named:
         if path.is_dir():
-            example = path / ("explain.png" if option == "--png" else "table.csv")
+            example = path / {"--png": "explain.png", "--samples-csv": "samples.csv"}.get(
+                option, "table.csv"
+            )
             raise AssumptionError(
                 f"{option} {path}: is a folder; expected a file name, e.g. {example}"
             )

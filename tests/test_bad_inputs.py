@@ -773,7 +773,7 @@ OUTPUTS = [
     Case(
         "csv-onto-a-folder",
         sensitivity("montecarlo", "--samples", "20", "--csv", "{out}"),
-        r"reports: cannot write \(Is a directory\)",
+        r"--csv \S+/reports: is a folder; expected a file name, e\.g\. \S+/reports/table\.csv$",
     ),
     Case(
         "out-is-a-file",
@@ -880,7 +880,8 @@ OUTPUTS = [
     Case(
         "samples-csv-onto-a-folder",
         sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/base"),
-        r"reports/base: cannot write the samples file \(Is a directory\)",
+        r"--samples-csv \S+/reports/base: is a folder; expected a file name, e\.g\. "
+        r"\S+/reports/base/samples\.csv$",
     ),
     Case(
         "samples-csv-to-a-full-device",
