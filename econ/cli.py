@@ -617,6 +617,11 @@ def check_outputs(named: list[tuple[str, Path, bool]], *data: Assumptions) -> No
             raise AssumptionError(
                 f"{option} {path}: is a folder; expected a file name, e.g. {example}"
             )
+        if not path.parent.is_dir():
+            raise AssumptionError(
+                f"{option} {path}: the folder {path.parent} does not exist; create it, or name "
+                "a file in a folder that does"
+            )
         files.append((f"{option} {path}", path))
         if units and units_path(path) != path:
             files.append((f"the units file of {option} ({units_path(path)})", units_path(path)))

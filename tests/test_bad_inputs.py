@@ -768,7 +768,8 @@ OUTPUTS = [
     Case(
         "csv-into-a-missing-folder",
         sensitivity("montecarlo", "--samples", "20", "--csv", "{tmp}/missing/mc.csv"),
-        r"missing/mc\.csv: cannot write \(No such file or directory\)",
+        r"--csv \S+/missing/mc\.csv: the folder \S+/missing does not exist; create it, or name a "
+        r"file in a folder that does$",
     ),
     Case(
         "csv-onto-a-folder",
@@ -875,7 +876,8 @@ OUTPUTS = [
     Case(
         "samples-csv-into-a-missing-folder",
         sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/missing/samples.csv"),
-        r"reports/missing/samples\.csv: cannot write the samples file \(No such file or directory\)",
+        r"--samples-csv \S+/reports/missing/samples\.csv: the folder \S+/reports/missing does not "
+        r"exist",
     ),
     Case(
         "samples-csv-onto-a-folder",
