@@ -117,16 +117,26 @@ def check_no_deal(
     scaled = pf * month_1
     j = first(~(scaled <= 1))
     if j is not None:
+        get = getattr(p, "get", None)  # None where a key is not in the data
         price, ref = (
-            full(p(k))[j] for k in ("plans.pro.price_usd_month", "plans.pro.price_ref_usd_month")
+            get(k) if get is not None else None
+            for k in ("plans.pro.price_usd_month", "plans.pro.price_ref_usd_month")
+        )
+        at = (
+            f" at the Pro price ${full(price)[j]:,.2f} (plans.pro.price_usd_month)"
+            if price is not None
+            else ""
+        )
+        against = (
+            f" at the reference price ${full(ref)[j]:,.2f} (plans.pro.price_ref_usd_month)"
+            if ref is not None
+            else ""
         )
         raise AssumptionError(
-            f"the no-deal world's upgrade rate{_scenario(p, j)} at the Pro price "
-            f"${price:,.2f} (plans.pro.price_usd_month) is {_percent(scaled[j])} a month, above 100 %: "
-            f"the calibrated {month_1[j]:.4%} at the reference price ${ref:,.2f} "
-            f"(plans.pro.price_ref_usd_month) times the price factor {pf[j]:.4g} "
-            "(conversion.pro_price_elasticity); expected a Pro price nearer its reference, or "
-            "a smaller conversion.pro_price_elasticity"
+            f"the no-deal world's upgrade rate{_scenario(p, j)}{at} is {_percent(scaled[j])} a "
+            f"month, above 100 %: the calibrated {month_1[j]:.4%}{against} times the price "
+            f"factor {pf[j]:.4g} (conversion.pro_price_elasticity); expected a Pro price nearer "
+            "its reference, or a smaller conversion.pro_price_elasticity"
         )
 
 

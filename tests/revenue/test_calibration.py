@@ -26,6 +26,9 @@ class Params:
     def __call__(self, key):
         return self.values[key]
 
+    def get(self, key):
+        return self.values.get(key)
+
 
 def _params(**changed):
     keys = {
