@@ -268,7 +268,7 @@ def test_output_errors_name_the_file(tmp_path, capsys):
     assert not (tmp_path / "comparison.xlsx").exists()
     bad = tmp_path / "missing" / "s.csv"
     code, _, err = run(["sweep", "contract.mw", "--data", str(DATA), "--csv", str(bad)], capsys)
-    assert code == 2 and f"{bad}: cannot write" in err
+    assert code == 2 and f"--csv {bad}: the folder {bad.parent} does not exist" in err
 
 
 def test_an_unwritable_file_leaves_no_temporary(tmp_path):

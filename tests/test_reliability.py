@@ -448,6 +448,7 @@ def test_outputs_of_one_command_line_never_overwrite_each_other(
     tmp_path, capsys, monkeypatch, samples, table, culprit
 ):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
     (tmp_path / "x.csv").write_text("mine\n")
     (tmp_path / "a.units.csv").write_text("mine too\n")
     before = _files(tmp_path)
