@@ -54,7 +54,7 @@ def test_default_data_loads_with_every_specified_key(base):
         "frontier.b300_340.tokens_per_s_per_mw": 450_000,
         "frontier.wse3_750.tokens_per_s_per_mw": 450_000,
         "agent.calls": 10,
-        # public figures (MODEL.md 0.6): list prices of output tokens, Fast mode 2x the
+        # public figures (docs/model.md section 0.6): list prices of output tokens, Fast mode 2x the
         # standard price at up to 2.5x the speed, Ultrafast billed at 6x the standard rate,
         # Batch at half the price, a ~70% compute margin
         "tiers.standard.price_per_mtok_usd": 30,
@@ -69,7 +69,7 @@ def test_default_data_loads_with_every_specified_key(base):
         "hardware.b300.domain_chips": 72,
         "hardware.wse3.domain_chips": 1,
         "hardware.wse3.memory_gb": 44,
-        # version 3's defaults (MODEL.md 0.1-0.5)
+        # version 3's defaults (docs/model.md section 0.1-0.5)
         "capacity.gpu_fleet_utilization": 0.6,
         "capacity.backfill_flexible_share": 0.5,
         "api.diversion_to_lab_tiers": 0.5,
@@ -468,7 +468,7 @@ def test_every_guesstimate_that_can_vary_has_a_sensitivity_range(base):
 # ---------------------------------------------------------------------------
 # version 3: retired keys, the keys every file names, the GPU cost per token
 
-# each key of version 2 that version 3 retired, and the key that replaced it (MODEL.md 0.4,
+# each key of version 2 that version 3 retired, and the key that replaced it (docs/model.md section 0.4,
 # 0.5; usage per user is built from queries, issue 17 item 5)
 RETIRED_BY = {
     "api.cannibalised_share": "api.diversion_to_lab_tiers",
@@ -646,7 +646,7 @@ def test_the_frontier_model_column_may_be_left_out(data_copy):
     assert a["frontier.b300_340.tokens_per_s_per_mw"] == 450_000
 
 
-# the GPU platform's cost of one facility MW-month at its hourly rent (MODEL.md 0.1):
+# the GPU platform's cost of one facility MW-month at its hourly rent (docs/model.md section 0.1):
 # 4.0 USD per GPU-hour x 730.5 hours a month x 1000 kW / (1.9 kW a GPU x PUE 1.2)
 B300_USD_PER_MW_MONTH = 4.0 * 730.5 * 1000 / (1.9 * 1.2)
 SECONDS_PER_MONTH = 2_629_800
