@@ -8,7 +8,7 @@ try:
 except _NotInstalled:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-from econ import sensitivity
+from econ import api, sensitivity
 from econ.api import (
     Evaluation,
     MonteCarlo,
@@ -23,6 +23,19 @@ from econ.api import (
     style,
 )
 from econ.assumptions import AssumptionError, Assumptions
+
+# econ.sensitivity's API functions are econ.api's (the package does not import the API)
+for _name in ("MonteCarlo", "breakeven_table", "grids", "monte_carlo", "sobol_indices", "tornado"):
+    setattr(sensitivity, _name, getattr(api, _name))
+sensitivity.__all__ = [
+    "MonteCarlo",
+    "breakeven_table",
+    "grids",
+    "monte_carlo",
+    "sobol_indices",
+    "tornado",
+]
+del _name
 
 __all__ = [
     "AssumptionError",

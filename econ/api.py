@@ -675,6 +675,12 @@ def evaluate(
         raise ArgumentTypeError(f"evaluate: detail: expected True or False, got {_what(detail)}")
     given: dict[str, Any] = {}
     if isinstance(overrides, pd.DataFrame):
+        if overrides.columns.empty:
+            raise AssumptionError(
+                f"evaluate: a DataFrame with no columns ({len(overrides)} row"
+                f"{'s' * (len(overrides) != 1)}) varies no key; expected one column per key and "
+                "one row per scenario (evaluate(a) alone evaluates the assumptions as they are)"
+            )
         dupes = overrides.columns[overrides.columns.duplicated()].unique().tolist()
         if dupes:
             raise AssumptionError(
@@ -696,6 +702,13 @@ def evaluate(
             )
         given[k] = v
     checked = {k: _override(k, v) for k, v in given.items()}
+    blank = [k for k in checked if k not in a.values and k in a.blanks]
+    if blank:
+        # optional keys left blank in the data (contract.tranche_mw and contract.tranche_months):
+        # set to their first values, so that the rules between keys apply (both tranche keys or
+        # neither), then varied as given
+        first = [(k, repr(float(checked[k].reshape(-1)[0]))) for k in blank]
+        a = a.with_overrides(first, origin="evaluate")
     results = _model.evaluate(
         a, checked, detail=detail, monthly=_monthly_fields(monthly), block=_block(block)
     )

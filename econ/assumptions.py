@@ -982,8 +982,14 @@ def read_csv(path: Path, required: Iterable[str] = ()) -> tuple[list[str], list[
         ) from None
     delimiter = _delimiter(text)
     lines = _records(path, text, delimiter)
-    if not lines or not any(c.strip() for c in lines[0]):
+    if not any(any(c.strip() for c in cells) for cells in lines):
         raise AssumptionError(f"{path}: the file is empty; expected a header row")
+    if not any(c.strip() for c in lines[0]):
+        blank = next(n for n, cells in enumerate(lines) if any(c.strip() for c in cells))
+        raise AssumptionError(
+            f"{path} {f'rows 1 to {blank}' if blank > 1 else 'row 1'}: blank; expected the header row "
+            f"(the column names) in row 1: delete the blank row{'s' if blank > 1 else ''} above it"
+        )
     header = [c.strip() for c in lines[0]]
     while header and header[-1] == "":  # Excel pads rows to its used range with empty columns
         header.pop()
@@ -1732,6 +1738,27 @@ def check_tranches(a: Assumptions) -> None:
         )
 
 
+def check_tranches_deliver(a: Assumptions) -> None:
+    """Tranches deliver the contracted MW within the term: tranche_mw x the tranches begun by
+    month T >= contract.mw (section 0.3). Otherwise part of the contract never comes online
+    while its full value is paid."""
+    v = a.values
+    if "contract.tranche_mw" not in v or "contract.tranche_months" not in v:
+        return
+    size, every = float(v["contract.tranche_mw"]), float(v["contract.tranche_months"])
+    term, mw = float(v["contract.term_months"]), float(v["contract.mw"])
+    begun = math.ceil(term / every - 1e-12)  # as the model counts them (tranche_online)
+    if size * begun < mw:
+        raise AssumptionError(
+            f"{_loc(a, 'contract.tranche_mw')}: tranches of {size:,.4g} MW every {every:g} months "
+            f"(contract.tranche_months) bring {size * begun:,.4g} MW online ({begun} tranche"
+            f"{'s' * (begun != 1)}) by the end of the {term:g}-month term (contract.term_months), "
+            f"short of the {mw:,.4g} MW contracted (contract.mw), whose full value "
+            f"(contract.value_usd) is paid; expected contract.tranche_mw >= {mw / begun:,.4g} MW "
+            "at this pace, tranches more often, or a smaller contract.mw"
+        )
+
+
 def check_pro_growth(a: Assumptions) -> None:
     """market.pro_growth_monthly >= -conversion.pro_churn_monthly: the no-deal world cannot
     need negative upgrades (docs/model.md, section 0.5)."""
@@ -1749,6 +1776,7 @@ CROSS_CHECKS = (
     check_gpu_platform_known,
     check_frontier_models_known,
     check_tranches,
+    check_tranches_deliver,
     check_pro_growth,
     check_pro_start_within_users,
     check_contract_platform_known,

@@ -605,6 +605,53 @@ def write_csv(path: Path, df, units=None, unit_columns=None) -> list[Path]:
     return [path]
 
 
+def _same_file(p: Path, q: Path) -> bool:
+    """Whether two paths name one file: the same path once links are followed, or one file
+    under two names (a hard link)."""
+    if os.path.realpath(p) == os.path.realpath(q):
+        return True
+    try:
+        return os.path.samefile(p, q)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
+def check_outputs(named: list[tuple[str, Path, bool]], *data: Assumptions) -> None:
+    """Refuse, before any work, output files of one command line that would overwrite each
+    other or a file of the ``data`` the run reads: ``named`` holds (option, path, with a units
+    file beside it). A folder is no output file either."""
+    files: list[tuple[str, Path]] = []
+    for option, path, units in named:
+        if path.is_dir():
+            example = path / {"--png": "explain.png", "--samples-csv": "samples.csv"}.get(
+                option, "table.csv"
+            )
+            raise AssumptionError(
+                f"{option} {path}: is a folder; expected a file name, e.g. {example}"
+            )
+        if not path.parent.is_dir():
+            raise AssumptionError(
+                f"{option} {path}: the folder {path.parent} does not exist; create it, or name "
+                "a file in a folder that does"
+            )
+        files.append((f"{option} {path}", path))
+        if units and units_path(path) != path:
+            files.append((f"the units file of {option} ({units_path(path)})", units_path(path)))
+    for i, (what, path) in enumerate(files):
+        for other, q in files[:i]:
+            if _same_file(path, q):
+                raise AssumptionError(
+                    f"{what} and {other} are one file: one would overwrite the other; "
+                    "name outputs apart"
+                )
+    for what, path in files:
+        for fi in (fi for a in data for fi in a.files):
+            if _same_file(path, fi.path):
+                raise AssumptionError(
+                    f"{what}: is {fi.name}, a data file this run reads; write elsewhere"
+                )
+
+
 def resolve(args: argparse.Namespace) -> Assumptions:
     """Load the data the flags name, then the scenario, then the --set overrides."""
     return _apply(_load_data(args), args.scenario, args.overrides)
@@ -783,6 +830,16 @@ def _main(argv: list[str] | None = None) -> int:
         except argparse.ArgumentTypeError as exc:
             usage_error(f"--samples {exc} (Sobol base samples)", "econ sensitivity")
     real = sys.stdout
+    closed = real is None
+    if closed:  # started with standard output closed (econ ... >&-)
+        if _prints_result(args):
+            print(
+                "econ: error: standard output is closed, and econ prints its result there; "
+                "redirect it to a file (or to /dev/null)",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+        real = open(os.devnull, "w")  # noqa: SIM115 - closed below
     sys.stdout = _NamedStdout(real)
     try:
         code = COMMANDS[args.command](args)
@@ -800,7 +857,15 @@ def _main(argv: list[str] | None = None) -> int:
         print(f"econ: error: {_one_line(_os_message(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
-        sys.stdout = real
+        sys.stdout = None if closed else real
+        if closed:
+            real.close()
+
+
+def _prints_result(args: argparse.Namespace) -> bool:
+    """Whether the command prints its result on standard output (report and init write
+    files, --csv writes the table to a file)."""
+    return args.command not in ("report", "init") and not getattr(args, "csv", None)
 
 
 def _os_message(exc: OSError) -> str:
@@ -959,10 +1024,13 @@ def copy_as_one_unit(src: Path, dest: Path) -> None:
     ``dest``, then renamed into place (a new or empty ``dest``) or each file renamed over its
     old copy (``--force``). A failure while copying (a full disk) leaves ``dest`` as it was
     and no temporary; OutputFailure names the file."""
-    parent = dest.absolute().parent
+    if dest.name in ("", ".", ".."):
+        dest = dest.absolute()  # a folder with a name to stage beside
+    parent = dest.parent  # relative as given: an absolute path can be too long (a deep folder)
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent))
+        made = tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent)
+        stage = parent / os.path.basename(made)  # mkdtemp returns the absolute path
     except OSError as exc:
         raise OutputFailure(f"{dest}: cannot write ({exc.strerror or exc})") from None
     try:
@@ -1087,6 +1155,14 @@ def cmd_sensitivity(args) -> int:
         a = resolve(args)
         if args.samples_csv and args.analysis != "montecarlo":
             raise AssumptionError("--samples-csv: only econ sensitivity montecarlo writes samples")
+        check_outputs(
+            [
+                (o, Path(f), True)
+                for o, f in (("--samples-csv", args.samples_csv), ("--csv", args.csv))
+                if f
+            ],
+            a,
+        )
         if args.analysis == "sobol":
             _check_sobol_size(a, args.samples or 1024, "--samples")
         res = run_cli(
@@ -1187,14 +1263,19 @@ def cmd_sensitivity(args) -> int:
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path``: a regular file atomically (a temporary beside it, renamed),
     anything else (a device, a pipe) directly. Failures raise OutputFailure naming the file."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` as :func:`write_text` writes text."""
     try:
         special = path.exists() and not stat.S_ISREG(path.stat().st_mode) and not path.is_dir()
     except OSError:
         special = False
     try:
         if special:
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+            with open(path, "wb") as f:
+                f.write(data)
             return
         from econ.tempfiles import clean_stale, temporary
 
@@ -1203,8 +1284,8 @@ def write_text(path: Path, text: str) -> None:
     except OSError as exc:
         raise OutputFailure(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)
@@ -1319,6 +1400,8 @@ def cmd_sweep(args) -> int:
     from econ.report.compare import sweep_text
 
     a = resolve(args)
+    if args.csv:
+        check_outputs([("--csv", Path(args.csv), True)], a)
     with bars() as phase:
         s = sweep(
             a,
@@ -1398,8 +1481,9 @@ def _contract_at(a: Assumptions, key: str, value: float, hold: str) -> dict:
 
 
 def cmd_explain(args) -> int:
-    from econ.explain import explain, shown, waterfall_png
+    from econ.explain import explain
     from econ.headline import clean
+    from econ.report.explain_view import shown, waterfall_png
 
     a = resolve(args)
     if args.against and Path(args.against).is_dir():
@@ -1408,16 +1492,18 @@ def cmd_explain(args) -> int:
         ref, name = _load_data(args).with_scenario(args.against), f"scenario {args.against}"
     else:
         ref, name = load(None), "the bundled data"
+    if args.png:
+        check_outputs([("--png", Path(args.png), False)], a, ref)
     case = "this case" + (f" (scenario {a.scenario})" if a.scenario != "base" else "")
     with bars() as phase:
         phase("Shapley values of the changed keys", "")
         e = explain(a, ref, reference_name=name, case_name=case)
     if args.png:
-        png = Path(args.png)
-        try:
-            waterfall_png(e, png)
-        except OSError as exc:
-            raise OutputFailure(f"{png}: cannot write ({exc.strerror or exc})") from None
+        import io
+
+        chart = io.BytesIO()
+        waterfall_png(e, chart)  # in memory, then to the file named exactly, atomically
+        write_bytes(Path(args.png), chart.getvalue())
     if args.json:
         print(json.dumps(clean(e.to_dict()), indent=1))
     else:
@@ -1429,7 +1515,8 @@ def cmd_explain(args) -> int:
 
 def cmd_keys(args) -> int:
     from econ.headline import clean
-    from econ.keys import key_table, shown
+    from econ.keys import key_table
+    from econ.report.keys_view import shown
 
     a = resolve(args)
     df = key_table(a, args.pattern)

@@ -32,7 +32,11 @@ EXACT_MAX = 12  # changed keys up to which every coalition is evaluated
 PERMUTATIONS = 2_000  # random orders beyond, at most ...
 EVALUATIONS = 200_000  # ... and at most about this many model evaluations (k + 1 an order)
 SEED = 20_260_101
-CHUNK = 65_536  # coalitions per model evaluation at most
+# coalitions per model evaluation at most: a coalition is one scenario of the model, about
+# 0.1 MB while it evaluates (the served speed chosen among six), so about 0.2 GB at a time
+# however many keys differ; the coalitions themselves are made chunk by chunk too
+CHUNK = 2_048
+MAX_EVALUATIONS = 2 * EVALUATIONS  # beyond, refused: explain against a closer case
 
 
 @dataclass(frozen=True)
@@ -107,20 +111,21 @@ def _text(v: float | str) -> str:
 
 
 def _evaluate(
-    reference: Assumptions, keys: Sequence[Change], masks: np.ndarray
+    reference: Assumptions, keys: Sequence[Change], masks_of, total: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """NPV and payback of every coalition (a bool matrix, coalitions x keys): numeric keys as
-    arrays, one model evaluation per combination of structural keys."""
-    masks = np.asarray(masks, bool)
-    npv = np.empty(len(masks))
-    payback = np.empty(len(masks))
+    """NPV and payback of ``total`` coalitions; ``masks_of(rows)`` gives the bool matrix
+    (rows x keys) of the coalitions numbered ``rows``, made a chunk at a time. Numeric keys
+    enter as arrays, one model evaluation per chunk and combination of structural keys."""
+    npv = np.empty(total)
+    payback = np.empty(total)
     structural = [j for j, c in enumerate(keys) if is_structural(c.key, c.after)]
     numeric = [j for j, c in enumerate(keys) if j not in structural]
-    groups = (
-        masks[:, structural] @ (1 << np.arange(len(structural)))
-        if structural
-        else np.zeros(len(masks), np.int64)
-    )
+    groups = np.zeros(total, np.int64)
+    if structural:
+        bits = 1 << np.arange(len(structural))
+        for s in range(0, total, CHUNK):
+            rows = np.arange(s, min(s + CHUNK, total))
+            groups[rows] = masks_of(rows)[:, structural] @ bits
     for g in np.unique(groups):
         rows = np.flatnonzero(groups == g)
         pairs = [
@@ -137,8 +142,9 @@ def _evaluate(
             ) from None
         for s in range(0, len(rows), CHUNK):
             part = rows[s : s + CHUNK]
+            masks = masks_of(part)
             over = {
-                keys[j].key: np.where(masks[part, j], float(keys[j].after), float(keys[j].before))
+                keys[j].key: np.where(masks[:, j], float(keys[j].after), float(keys[j].before))
                 for j in numeric
             }
             try:
@@ -183,8 +189,6 @@ def explain(
     seed: int = SEED,
 ) -> Explanation:
     """Attribute NPV(case) - NPV(reference), and the change in payback, to the changed keys."""
-    from econ.report.summary import usd
-
     keys, only = changes(case, reference)
     k = len(keys)
     base = evaluate(reference, detail=False)
@@ -217,10 +221,12 @@ def explain(
             note,
             tuple(only),
         )
-    eye = np.eye(k, dtype=bool)
     if k <= exact_max:
-        masks = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(bool)
-        v, p = _evaluate(reference, keys, masks)
+
+        def bitmasks(rows: np.ndarray) -> np.ndarray:
+            return ((rows[:, None] >> np.arange(k)) & 1).astype(bool)
+
+        v, p = _evaluate(reference, keys, bitmasks, 1 << k)
         share = shapley_exact(v, k)
         se = np.zeros(k)
         p_share = shapley_exact(p, k) if np.isfinite(p).all() else np.full(k, np.nan)
@@ -231,17 +237,31 @@ def explain(
     else:
         if permutations is None:
             permutations = max(100, min(PERMUTATIONS, EVALUATIONS // (k + 1)))
+        n_flat = permutations * (k + 1)
+        if n_flat + k + 1 > MAX_EVALUATIONS:
+            raise AssumptionError(
+                f"econ explain: {k:,} keys differ from {reference_name}; sharing the change "
+                f"between them takes {n_flat + k + 1:,} model evaluations, expected at most "
+                f"{MAX_EVALUATIONS:,}: explain against a case closer to this one (--against)"
+            )
         rng = np.random.default_rng(seed)
         order = np.argsort(rng.random((permutations, k)), axis=1)  # (M, k) key order
-        # coalition after the first j keys of each order, j = 0..k: (M, k + 1, k)
         pos = np.argsort(order, axis=1)  # where each key comes in each order
-        steps = np.arange(k + 1)
-        masks = pos[:, None, :] < steps[None, :, None]
-        flat = masks.reshape(-1, k)
-        extra = np.concatenate([np.zeros((1, k), bool), eye])
-        v_all, p_all = _evaluate(reference, keys, np.concatenate([flat, extra]))
-        v = v_all[: len(flat)].reshape(permutations, k + 1)
-        p = p_all[: len(flat)].reshape(permutations, k + 1)
+
+        def along_orders(rows: np.ndarray) -> np.ndarray:
+            """Coalition r < M (k + 1): the first r % (k + 1) keys of order r // (k + 1);
+            then none, and each key alone."""
+            out = np.zeros((rows.size, k), bool)
+            on = rows < n_flat
+            m, j = np.divmod(rows[on], k + 1)
+            out[on] = pos[m] < j[:, None]
+            alone = rows[~on] - n_flat  # 0: none; i: key i - 1 alone
+            out[np.flatnonzero(~on)[alone > 0], alone[alone > 0] - 1] = True
+            return out
+
+        v_all, p_all = _evaluate(reference, keys, along_orders, n_flat + k + 1)
+        v = v_all[:n_flat].reshape(permutations, k + 1)
+        p = p_all[:n_flat].reshape(permutations, k + 1)
         gain = np.diff(v, axis=1)  # (M, k): the marginal contribution of order[:, j]
         contrib = np.empty_like(gain)
         np.put_along_axis(contrib, order, gain, axis=1)
@@ -253,14 +273,14 @@ def explain(
             p_share = pg.mean(axis=0)
         else:
             p_share = np.full(k, np.nan)
-        v0, vs = v_all[len(flat)], v_all[len(flat) + 1 :]
-        q0, qs = p_all[len(flat)], p_all[len(flat) + 1 :]
+        v0, vs = v_all[n_flat], v_all[n_flat + 1 :]
+        q0, qs = p_all[n_flat], p_all[n_flat + 1 :]
         one, p_one = vs - v0, qs - q0
         method, orders = "sampled", permutations
         note = (
             f"Shapley values from {permutations:,} random orders of the {k} changed keys "
-            f"(more than {exact_max}: sampled; each share's standard error is given, the largest "
-            f"{usd(float(se.max()))}); the shares still sum to the whole change"
+            f"(more than {exact_max}: sampled; each share's standard error is given); the shares "
+            "still sum to the whole change"
         )
     if not np.isfinite(p_share).all():
         note += "; payback is not attributed: some combination of the changes does not pay back"
@@ -282,228 +302,4 @@ def explain(
         note += f"; {len(only)} keys exist in only one of the two cases and are not compared"
     return Explanation(
         reference_name, name, npv0, npv1, pb0, pb1, table, method, orders, note, tuple(only)
-    )
-
-
-def text(e: Explanation) -> str:
-    """The explanation as a headline and a table fitted to the terminal, every figure in its
-    unit (econ.formatting): before and after in the key's unit, shares in money, payback in
-    months. The notes (columns left out) are :func:`shown`'s."""
-    return shown(e)[0]
-
-
-def shown(e: Explanation) -> tuple[str, list[str]]:
-    """The text of :func:`text` and its notes for stderr (the columns left out to fit)."""
-    from econ.formatting import money, months
-    from econ.report import terminal as t
-    from econ.report.terminal import Column
-
-    def signed(x: float) -> str:
-        return ("+" if x >= 0 else "") + money(x)
-
-    def when(x: float) -> str:
-        if not np.isfinite(x):
-            return "none within the horizon"
-        return "never negative (month 0)" if x == 0 else f"month {months(x)}"
-
-    def months_change(x: float) -> str:
-        return "-" if not np.isfinite(x) else ("+" if x >= 0 else "") + months(x)
-
-    lines = [
-        t.wrap(
-            f"From {e.reference} to {e.case}: NPV {money(e.npv_before)} -> {money(e.npv_after)} "
-            f"({signed(e.npv_change)}); payback {when(e.payback_before)} -> "
-            f"{when(e.payback_after)}."
-        ),
-        t.wrap(e.note + "."),
-    ]
-    if e.table.empty:
-        return "\n".join(lines), []
-    rows = []
-    for r in e.table.itertuples(index=False):
-        rows.append(
-            {
-                "key": r.key,
-                "before": _show(r.before, r.key),
-                "after": _show(r.after, r.key),
-                "share": signed(r.npv_share_usd)
-                + (f" +/- {money(r.npv_share_se_usd)}" if r.npv_share_se_usd > 0 else ""),
-                "alone": signed(r.npv_one_at_a_time_usd),
-                "payback": months_change(r.payback_share_months),
-            }
-        )
-    rows.append(
-        {
-            "key": "total",
-            "before": "",
-            "after": "",
-            "share": signed(e.table["npv_share_usd"].sum()),
-            "alone": signed(e.table["npv_one_at_a_time_usd"].sum()),
-            "payback": months_change(
-                e.table["payback_share_months"].sum()
-                if np.isfinite(e.table["payback_share_months"]).all()
-                else np.nan
-            ),
-        }
-    )
-    cols = [
-        Column("key", kind="key"),
-        Column("before", priority=2),
-        Column("after", priority=1),
-        Column("share", "NPV share"),
-        Column("alone", "NPV one at a time", priority=3),
-        Column("payback", "payback share [months]", priority=4),
-    ]
-    table, dropped = t.table(pd.DataFrame(rows), cols)
-    note = t.dropped_note(dropped)
-    return "\n".join([*lines, table]), [note] if note else []
-
-
-def _show(v: float | str, key: str | None = None) -> str:
-    """A key's value as text: in its unit (econ.formatting) where the key is known."""
-    if isinstance(v, str):
-        return v
-    if key is not None:
-        from econ.formatting import key_value
-
-        return key_value(key, float(v))
-    return f"{float(v):.6g}"
-
-
-def shares_sentence(e: Explanation, limit: int = 8) -> str:
-    """What differs from the reference, with each key's share of the NPV change."""
-    from econ.report.summary import usd
-
-    if e.table.empty:
-        return f"No assumption differs from {e.reference}."
-    parts = [
-        f"{r.key} {_show(r.before, r.key)} -> {_show(r.after, r.key)} "
-        f"({'+' if r.npv_share_usd >= 0 else ''}"
-        f"{usd(r.npv_share_usd)})"
-        for r in e.table.head(limit).itertuples(index=False)
-    ]
-    more = f" and {len(e.table) - limit} more" if len(e.table) > limit else ""
-    return (
-        f"Differs from {e.reference} in {len(e.table)} keys, NPV {usd(e.npv_before)} -> "
-        f"{usd(e.npv_after)}, each key's share by Shapley value: " + "; ".join(parts) + more + "."
-    )
-
-
-def waterfall_png(e: Explanation, path) -> None:
-    """A waterfall chart: the reference's NPV, each key's share, this case's NPV."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    t = e.table
-    labels = [e.reference, *t["key"], e.case]
-    vals = t["npv_share_usd"].to_numpy() / 1e9
-    starts = e.npv_before / 1e9 + np.concatenate([[0.0], np.cumsum(vals)[:-1]])
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 4.5))
-    ax.bar(0, e.npv_before / 1e9, color="#7F7F7F")
-    ax.bar(
-        np.arange(1, len(vals) + 1),
-        vals,
-        bottom=starts,
-        color=np.where(vals >= 0, "#2E75B6", "#C00000"),
-    )
-    ax.bar(len(vals) + 1, e.npv_after / 1e9, color="#7F7F7F")
-    ax.axhline(0, color="black", linewidth=0.6)
-    tops = np.r_[e.npv_before, starts * 1e9 + vals * 1e9, e.npv_after] / 1e9
-    shown_ = np.r_[e.npv_before / 1e9, vals, e.npv_after / 1e9]
-    for x, (y, v) in enumerate(zip(tops, shown_, strict=True)):
-        ax.annotate(
-            f"{v:+.2f}" if 0 < x <= len(vals) else f"{v:.2f}",
-            (x, y),
-            ha="center",
-            va="bottom" if v >= 0 else "top",
-            fontsize=7,
-        )
-    ends = np.r_[0.0, tops, starts]
-    lo, hi = float(ends.min()), float(ends.max())
-    pad = 0.12 * max(hi - lo, 1e-9)
-    ax.set_ylim(lo - (pad if lo < 0 else 0.0), hi + pad)
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
-    ax.set_ylabel("NPV [USD billion]")
-    ax.set_title(
-        f"NPV from {e.reference} to {e.case}:\neach changed key's Shapley share", fontsize=10
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def write_sheet(book, ws, e: Explanation) -> None:
-    """The Explain sheet (a snapshot of the run): the NPV and payback of the reference and this
-    case, each changed key's Shapley share of the change, its one-at-a-time change, the total."""
-    from econ.report.analysis_sheets import _head, _table
-    from econ.report.labels import label
-    from econ.report.workbook import write_cell
-
-    s = book.styles
-    row = _head(
-        book,
-        ws,
-        f"Explain: from {e.reference} to {e.case}",
-        "Each changed key's Shapley share of the change in NPV (and payback): its marginal "
-        "change averaged over every order in which the changes could be made. The shares sum to "
-        "the whole change; where keys' effects add, a share is the key's one-at-a-time change.",
-        "the run (rerun econ after changing inputs)",
-    )
-    ws.set_column(0, 0, 44)
-    ws.set_column(1, 10, 16)
-    for i, (name, before, after, fmt) in enumerate(
-        (
-            ("NPV", e.npv_before, e.npv_after, "usd_m"),
-            ("Payback month (blank: none)", e.payback_before, e.payback_after, "num1"),
-        )
-    ):
-        ws.write_string(row + i, 0, name, s("label"))
-        write_cell(ws, row + i, 1, before, s(fmt))
-        write_cell(ws, row + i, 2, after, s(fmt))
-    ws.write_string(row - 1, 1, e.reference, s("h"))
-    ws.write_string(row - 1, 2, e.case, s("h"))
-    row += 3
-    ws.write_string(row, 0, e.note + ".", s("note"))
-    row += 2
-    if e.table.empty:
-        return
-    t = e.table.copy()
-    t.insert(1, "input", t["key"].map(label))
-    for c in ("before", "after"):
-        t[c] = [v if isinstance(v, str) else float(v) for v in t[c]]
-    total = {
-        "key": "total",
-        "input": "",
-        "before": "",
-        "after": "",
-        "npv_share_usd": float(t["npv_share_usd"].sum()),
-        "npv_share_se_usd": np.nan,
-        "npv_one_at_a_time_usd": float(t["npv_one_at_a_time_usd"].sum()),
-        "payback_share_months": float(np.sum(t["payback_share_months"].to_numpy())),
-        "payback_one_at_a_time_months": float(np.sum(t["payback_one_at_a_time_months"].to_numpy())),
-    }
-    t = pd.concat([t, pd.DataFrame([total])], ignore_index=True)
-    _table(
-        book,
-        ws,
-        row,
-        0,
-        t,
-        {
-            "npv_share_usd": "usd_m",
-            "npv_share_se_usd": "usd_m",
-            "npv_one_at_a_time_usd": "usd_m",
-            "payback_share_months": "num2",
-            "payback_one_at_a_time_months": "num2",
-        },
-        {
-            "npv_share_usd": "NPV share (Shapley)",
-            "npv_share_se_usd": "its standard error (sampled)",
-            "npv_one_at_a_time_usd": "NPV change alone",
-            "payback_share_months": "payback share [months]",
-            "payback_one_at_a_time_months": "payback change alone [months]",
-        },
     )

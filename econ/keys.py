@@ -21,16 +21,16 @@ def key_table(a: Assumptions, pattern: str | None = None) -> pd.DataFrame:
     in words), valid_low/valid_high (the sense limits, None where open-ended), sensitivity_low/
     sensitivity_high and distribution (from sensitivity.csv; None where the key has no range
     there), guess (the source starts with "Guesstimate"), source, origin (data, scenario or
-    --set)."""
+    --set). An optional key left blank is listed too, with the value None."""
     sens = {s.key: s for s in a.sensitivity}
     rows = []
     p = (pattern or "").lower()
-    for key, value in a.values.items():
+    for key, value in _with_blanks(a):
         k = key.lower()
         if p and p not in k and not fnmatch.fnmatchcase(k, p):
             continue
         rule = rule_for(key)
-        e = a.entries.get(key)
+        e = a.entries.get(key) or a.blanks.get(key)
         s = sens.get(key)
         rows.append(
             {
@@ -67,6 +67,23 @@ def key_table(a: Assumptions, pattern: str | None = None) -> pd.DataFrame:
     )
 
 
+def _with_blanks(a: Assumptions) -> list[tuple[str, object]]:
+    """(key, value) of every key in file order, the optional keys left blank included (value
+    None: contract.tranche_mw and the like, which --set or a scenario may fill), each after
+    the keys of its file above its row."""
+    out: list[tuple[str, object]] = list(a.values.items())
+    where = {k: (e.file, e.row) for k, e in a.entries.items()}
+    for key, e in sorted(a.blanks.items(), key=lambda kv: (kv[1].file, kv[1].row)):
+        if key in a.values:
+            continue
+        after = [i for i, (k, _) in enumerate(out) if k in where and where[k][0] == e.file]
+        above = [i for i in after if where[out[i][0]][1] <= e.row]
+        at = (above[-1] + 1) if above else (after[0] if after else len(out))
+        out.insert(at, (key, None))
+        where[key] = (e.file, e.row)
+    return out
+
+
 def valid_text(key: str) -> str:
     """The values a key may take, its bounds in its unit: "(0, $10.00T]", "whole, [1, 120]",
     ">= 0", "one of data, transferred, physics"."""
@@ -98,57 +115,3 @@ def valid_text(key: str) -> str:
     if hi is not None:
         return f"{whole}{'<' if rule.high_open else '<='} {v(hi)}"
     return "any whole number" if whole else "any number"
-
-
-def text(df: pd.DataFrame, width: int = 48) -> str:
-    """The table for a terminal, fitted to its width (econ.report.terminal.table): each value
-    in its key's unit, the source cut to ``width`` characters; the key and its value are never
-    dropped (keys wrap after their dots), the source, the valid range, the guess flag and the
-    sensitivity range go first. Returns the table; :func:`shown` also gives the notes."""
-    return shown(df, width)[0]
-
-
-def shown(df: pd.DataFrame, width: int = 48) -> tuple[str, list[str]]:
-    """The table of :func:`text` and its notes for stderr (the columns left out to fit)."""
-    from econ.formatting import key_value
-    from econ.report import terminal as t
-    from econ.report.terminal import Column
-
-    def rng(r) -> str:
-        if r.distribution is None or pd.isna(r.sensitivity_low):
-            return "-"
-        return (
-            f"{r.distribution} {key_value(r.key, r.sensitivity_low)} to "
-            f"{key_value(r.key, r.sensitivity_high)}"
-        )
-
-    def cut(s: str) -> str:
-        s = " ".join(str(s).split())
-        return s if len(s) <= width else s[: width - 3] + "..."
-
-    table = pd.DataFrame(
-        {
-            "key": df["key"],
-            "value": [
-                v if isinstance(v, str) else key_value(k, v)
-                for k, v in zip(df["key"], df["value"], strict=True)
-            ],
-            "unit": df["unit"].fillna(""),
-            "valid": [valid_text(k) for k in df["key"]],
-            "range": [rng(r) for r in df.itertuples(index=False)],
-            "guess": ["guess" if g else "" for g in df["guess"]],
-            "source": [cut(s) for s in df["source"]],
-        }
-    )
-    cols = [
-        Column("key", kind="key"),
-        Column("value", kind="text"),
-        Column("unit", kind="text", priority=1),
-        Column("range", "sensitivity range", kind="text", priority=2),
-        Column("guess", kind="text", priority=3),
-        Column("source", kind="text", priority=4),
-        Column("valid", kind="text", priority=5),
-    ]
-    text_, dropped = t.table(table, cols)
-    note = t.dropped_note(dropped)
-    return text_, [note] if note else []

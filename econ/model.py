@@ -849,6 +849,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         prop > 0, float
     )
     pf = price_factor(p, prop)
+    rev.check_no_deal(p, base, prop, pf, dem.plus_pool[0], h0_1)
     burn = np.exp(
         p("usage.adoption_burn_elasticity")
         * np.log(p("usage.adoption_ref_multiplier") / p("tiers.ultrafast.usage_multiplier"))

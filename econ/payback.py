@@ -227,12 +227,22 @@ def mirr(flows: ArrayLike, rate: ArrayLike) -> Array:
     r = np.broadcast_to(np.asarray(rate, float), (f.shape[0],))[:, None]
     t = np.arange(1, n + 1)[None, :]
     lr = np.log1p(r)
-    pv_out = -(np.where(f < 0, f, 0.0) * np.exp(-t * lr)).sum(axis=1)
-    fv_in = (np.where(f > 0, f, 0.0) * np.exp((n - t) * lr)).sum(axis=1)
+    pv_out = -_row_sums(np.where(f < 0, f, 0.0) * np.exp(-t * lr))
+    fv_in = _row_sums(np.where(f > 0, f, 0.0) * np.exp((n - t) * lr))
     with np.errstate(divide="ignore", invalid="ignore"):
         x = np.expm1((np.log(fv_in) - np.log(pv_out)) / n)
     x = np.where((pv_out > 0) & (fv_in > 0), x, np.nan)
     return x if np.ndim(flows) > 1 else float(x[0])
+
+
+def _row_sums(x: Array) -> Array:
+    """Each row's sum, added column by column: a row's sum never depends on the other rows
+    it is computed with (numpy's ``sum(axis=1)`` orders the additions by the array's shape,
+    so the last bits would change with the chunk size)."""
+    total = np.zeros(x.shape[0])
+    for column in x.T:
+        total += column
+    return total
 
 
 def irr(
@@ -284,21 +294,23 @@ def irr(
         j = np.where(near_b <= near_a, below, above)
         ok = j >= 0
         x = np.full(rows.size, np.nan)
-        x[ok] = np.expm1(_root_in(fs[ok], vals[ok], j[ok], tol, max_iter))
+        x[ok] = np.expm1(_root_in(fs[ok], j[ok], tol, max_iter))
         # ... and the other where its interval starts nearer zero than that root
         other = np.where(near_b <= near_a, above, below)
         near_o = np.where(other >= 0, _NEAR[other], np.inf)
         again = ok & (near_o < np.abs(x))
         if again.any():
-            x2 = np.expm1(_root_in(fs[again], vals[again], other[again], tol, max_iter))
+            x2 = np.expm1(_root_in(fs[again], other[again], tol, max_iter))
             x[again] = np.where(np.abs(x2) < np.abs(x[again]), x2, x[again])
         out[rows] = _refine(fs, x)
     return out if np.ndim(flows) > 1 else out[0]
 
 
-def _refine(fs: Array, x: Array, rounds: int = 3) -> Array:
-    """Newton steps in y = ln(1 + x) on the rows whose present value at x is not yet within
-    1e-10 of their scale (max |CF_t|); a step is kept only where it lowers |PV|."""
+def _refine(fs: Array, x: Array, rounds: int = 8) -> Array:
+    """Newton steps in y = ln(1 + x), row by row, for as long as each lowers the row's |PV|
+    (at most ``rounds``): the root is polished to the rounding of the present value itself,
+    as numpy-financial's tests ask of an IRR. A row stops at its first step that does not
+    help, whatever the other rows do, so that its result never depends on them."""
     ok = np.isfinite(x)
     if not ok.any():
         return x
@@ -306,20 +318,21 @@ def _refine(fs: Array, x: Array, rounds: int = 3) -> Array:
     idx = np.flatnonzero(ok)
     y = np.log1p(x[idx])
     f = fs[idx]
-    scale = np.abs(f).max(axis=1)
+    p, dp = _npv_and_slope(f, y)
     for _ in range(rounds):
-        p, dp = _npv_and_slope(f, y.copy())
-        bad = np.abs(p) > 1e-10 * scale
-        if not bad.any():
-            break
         with np.errstate(divide="ignore", invalid="ignore"):
             y_new = y - p / dp
-        p_new, _ = _npv_and_slope(f, y_new.copy())
-        better = bad & np.isfinite(y_new) & (np.abs(p_new) < np.abs(p))
-        if not better.any():
-            break
-        y = np.where(better, y_new, y)
-    x[idx] = np.expm1(y)
+        live = (p != 0) & np.isfinite(y_new)
+        p_new, dp_new = _npv_and_slope(f, np.where(live, y_new, y))
+        better = live & (np.abs(p_new) < np.abs(p))
+        x[idx[better]] = np.expm1(y_new[better])
+        if not better.all():
+            keep = better
+            idx, y, p, dp, f = idx[keep], y_new[keep], p_new[keep], dp_new[keep], f[keep]
+            if not idx.size:
+                break
+        else:
+            y, p, dp = y_new, p_new, dp_new
     return x
 
 
@@ -357,14 +370,14 @@ def _pv_grid(fs: Array, j: Array) -> Array:
     return v * q
 
 
-def _root_in(fs: Array, vals: Array, j: Array, tol: float, max_iter: int) -> Array:
-    """The root y of each row's present value in its grid interval j (its ends differ in sign).
-    The ends' present values are computed again row by row (:func:`_pv_grid`), so that the root
-    does not depend on the rows the grid was tabulated with."""
-    f0, f1 = _pv_grid(fs, j), _pv_grid(fs, j + 1)
+def _root_in(fs: Array, j: Array, tol: float, max_iter: int) -> Array:
+    """The root y of each row's present value in its grid interval j (its ends differ in sign)."""
     # a third grid point beside the bracket for an inverse quadratic first guess
     j2 = np.where(j + 2 < _Y.size, j + 2, j - 1)
-    start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, _pv_grid(fs, j2))
+    # the present values at the three points again, by Horner's scheme: the matrix product
+    # that found the bracket may differ in the last bits with the number of rows
+    f0, f1, f2 = (_npv_and_slope(fs, _Y[k])[0] for k in (j, j + 1, j2))
+    start = _inverse_quadratic(_Y[j], _Y[j + 1], _Y[j2], f0, f1, f2)
     return _polish(fs, f0, f1, _Y[j], _Y[j + 1], start, tol, max_iter)
 
 

@@ -10,10 +10,11 @@ still going is left alone.
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
-import tempfile
+import secrets
 from pathlib import Path
 
 _PID = re.compile(r"\.econ-(\d+)-[^.]*\.tmp$|\.(\d+)\.tmp$")
@@ -21,10 +22,17 @@ _PID = re.compile(r"\.econ-(\d+)-[^.]*\.tmp$|\.(\d+)\.tmp$")
 
 def temporary(path: Path) -> tuple[int, Path]:
     """A new temporary file beside ``path`` for this process: (open descriptor, its path)."""
-    fd, name = tempfile.mkstemp(
-        prefix=f".{path.name}.econ-{os.getpid()}-", suffix=".tmp", dir=path.parent
-    )
-    return fd, Path(name)
+    # as tempfile.mkstemp, but by a path relative to path's folder as given: mkstemp opens
+    # the absolute path, which in a deep working folder is longer than the system takes
+    # (File name too long) where the relative path is not
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = path.parent / f".{path.name}.econ-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "No usable temporary file name found", str(path))
 
 
 def _alive(pid: int) -> bool:

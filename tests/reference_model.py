@@ -270,7 +270,7 @@ def _root(flows: list[float], a: float, b: float, pa: float, pb: float) -> float
 
 
 def _irr_unique(flows: list[float]) -> bool:
-    """MODEL.md 0.7: the IRR is reported where the flows change sign once from negative to
+    """docs/model.md section 0.7: the IRR is reported where the flows change sign once from negative to
     positive (Descartes), or their running sum does (Norstrom); zeros are skipped."""
 
     def once(xs: list[float]) -> bool:

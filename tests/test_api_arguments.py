@@ -19,6 +19,33 @@ MW = "contract.mw"
 
 CASES = [
     (
+        "evaluate-a-frame-without-columns",
+        lambda a: econ.evaluate(a, pd.DataFrame(index=range(3))),
+        False,
+        r"evaluate: a DataFrame with no columns \(3 rows\) varies no key; expected one column per "
+        r"key and one row per scenario",
+    ),
+    (
+        "evaluate-an-empty-frame",
+        lambda a: econ.evaluate(a, pd.DataFrame()),
+        False,
+        r"evaluate: a DataFrame with no columns \(0 rows\) varies no key",
+    ),
+    (
+        "evaluate-one-tranche-key-of-the-pair",
+        lambda a: econ.evaluate(a, {"contract.tranche_mw": [250, 300]}),
+        False,
+        r"evaluate contract\.tranche_mw=250\.0, column value \(contract\.tranche_mw\): set without "
+        r"contract\.tranche_months; expected both \(delivery in tranches\) or neither",
+    ),
+    (
+        "evaluate-tranches-that-never-deliver",
+        lambda a: econ.evaluate(a, {"contract.tranche_mw": 10, "contract.tranche_months": 12}),
+        False,
+        r"tranches of 10 MW every 12 months \(contract\.tranche_months\) bring 30 MW online \(3 "
+        r"tranches\) by the end of the 30-month term \(contract\.term_months\), short of the 750 MW",
+    ),
+    (
         "evaluate-a-path",
         lambda a: econ.evaluate("data/"),
         True,
@@ -309,3 +336,14 @@ def test_assumption_values_are_read_only(base):
     assert again.values == base.values
     with pytest.raises(TypeError, match="read-only"):
         again.values[MW] = -5
+
+
+def test_both_tranche_keys_blank_in_the_data_may_vary_as_arrays(base):
+    """Optional keys blank in the data take arrays like any other key, once both of the pair
+    are given: the same figures as the data with them set."""
+    e = econ.evaluate(base, {"contract.tranche_mw": [250.0, 375.0], "contract.tranche_months": 6})
+    one = econ.evaluate(
+        base.with_overrides([("contract.tranche_mw", "375"), ("contract.tranche_months", "6")])
+    )
+    assert e.n == 2
+    assert e.metrics["npv_usd"].iloc[1] == pytest.approx(one.metrics["npv_usd"].iloc[0], rel=1e-12)

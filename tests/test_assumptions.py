@@ -600,7 +600,7 @@ def test_every_guesstimate_that_can_vary_has_a_sensitivity_range(base):
 # ---------------------------------------------------------------------------
 # retired keys, the keys every file names, the GPU cost per token
 
-# each key of version 2 that version 3 retired, and the key that replaced it (MODEL.md 0.4,
+# each key of version 2 that version 3 retired, and the key that replaced it (docs/model.md section 0.4,
 # 0.5; usage per user is built from queries, issue 17 item 5)
 RETIRED_IN_3 = {
     "api.cannibalised_share": ("api.diversion_to_lab_tiers",),

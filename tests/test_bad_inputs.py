@@ -659,6 +659,44 @@ CSV_READER = [
         write("grids.csv", ""),
     ),
     Case(
+        "tranches-that-never-deliver-the-contract",
+        summary("--set", "contract.tranche_mw=100", "--set", "contract.tranche_months=12"),
+        r"--set contract\.tranche_mw=100, column value \(contract\.tranche_mw\): tranches of 100 MW "
+        r"every 12 months \(contract\.tranche_months\) bring 300 MW online \(3 tranches\) by the "
+        r"end of the 30-month term \(contract\.term_months\), short of the 750 MW contracted "
+        r"\(contract\.mw\), whose full value \(contract\.value_usd\) is paid; expected "
+        r"contract\.tranche_mw >= 250 MW at this pace",
+    ),
+    Case(
+        "tranches-that-never-deliver-the-contract-in-a-scenario",
+        summary("--scenario", "slow_tranches"),
+        r"scenarios/slow_tranches\.csv.*tranches of 250 MW every 24 months .* bring 500 MW online "
+        r"\(2 tranches\)",
+        write(
+            "scenarios/slow_tranches.csv",
+            "key,value,source\ncontract.tranche_mw,250,test\ncontract.tranche_months,24,test\n",
+        ),
+    ),
+    Case(
+        "blank-first-row",
+        validate(),
+        r"assumptions\.csv row 1: blank; expected the header row \(the column names\) in row 1: "
+        r"delete the blank row above it",
+        edit_bytes("assumptions.csv", b"key,", b"\r\nkey,"),
+    ),
+    Case(
+        "blank-first-rows-of-separators",
+        validate(),
+        r"plans\.csv rows 1 to 2: blank; expected the header row .* delete the blank rows above it",
+        edit_bytes("plans.csv", b"id,", b",,,\n\nid,"),
+    ),
+    Case(
+        "only-blank-rows",
+        validate(),
+        r"grids\.csv: the file is empty; expected a header row",
+        write("grids.csv", "\n,,\n\n"),
+    ),
+    Case(
         "duplicate-grid-id",
         validate(),
         r"grids\.csv row 5, column id: 'burn_vs_efficiency' appears twice \(rows 2 and 5\)",
@@ -758,12 +796,13 @@ OUTPUTS = [
     Case(
         "csv-into-a-missing-folder",
         sensitivity("montecarlo", "--samples", "20", "--csv", "{tmp}/missing/mc.csv"),
-        r"missing/mc\.csv: cannot write \(No such file or directory\)",
+        r"--csv \S+/missing/mc\.csv: the folder \S+/missing does not exist; create it, or name a "
+        r"file in a folder that does$",
     ),
     Case(
         "csv-onto-a-folder",
         sensitivity("montecarlo", "--samples", "20", "--csv", "{out}"),
-        r"reports: cannot write \(Is a directory\)",
+        r"--csv \S+/reports: is a folder; expected a file name, e\.g\. \S+/reports/table\.csv$",
     ),
     Case(
         "out-is-a-file",
@@ -865,12 +904,14 @@ OUTPUTS = [
     Case(
         "samples-csv-into-a-missing-folder",
         sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/missing/samples.csv"),
-        r"reports/missing/samples\.csv: cannot write the samples file \(No such file or directory\)",
+        r"--samples-csv \S+/reports/missing/samples\.csv: the folder \S+/reports/missing does not "
+        r"exist",
     ),
     Case(
         "samples-csv-onto-a-folder",
         sensitivity("montecarlo", "--samples", "50", "--samples-csv", "{out}/base"),
-        r"reports/base: cannot write the samples file \(Is a directory\)",
+        r"--samples-csv \S+/reports/base: is a folder; expected a file name, e\.g\. "
+        r"\S+/reports/base/samples\.csv$",
     ),
     Case(
         "samples-csv-to-a-full-device",
@@ -1409,6 +1450,35 @@ INVARIANTS = [
         r"2: the upgrade probabilities \(conversion\.\*\), market\.plus_share_of_mau and "
         r"conversion\.pro_churn_monthly cannot all be right; expected at most one Pro subscriber "
         r"per user$",
+    ),
+    Case(
+        "no-plus-users-to-calibrate-the-no-deal-world-from",
+        summary("--set", "market.plus_share_of_mau=0"),
+        r"the no-deal world cannot be calibrated: there are no Plus users in month 1 "
+        r"\(market\.mau x market\.plus_share_of_mau = 0\) to upgrade, but 1,000,000 Pro subscribers "
+        r"\(market\.pro_subscribers_start\) need 30,000 upgrades a month",
+    ),
+    Case(
+        "calibrated-upgrade-rate-above-100-percent",
+        summary("--set", "market.plus_share_of_mau=0.00001"),
+        r"the no-deal world cannot be calibrated: .* need 30,000 upgrades a month from 10,000 Plus "
+        r"users \(market\.mau x market\.plus_share_of_mau\): a monthly upgrade rate of 300\.0%, "
+        r"above 100 %",
+    ),
+    Case(
+        "calibration-refused-at-the-end-of-a-range",
+        sensitivity("tornado"),
+        r"sensitivity\.csv row \d+ \(market\.plus_share_of_mau\), column low: at 1e-05, the no-deal "
+        r"world cannot be calibrated",
+        cell("sensitivity.csv", "market.plus_share_of_mau", "low", "0.00001"),
+    ),
+    Case(
+        "price-factor-pushes-upgrades-above-100-percent",
+        summary(
+            "--set", "plans.pro.price_usd_month=2", "--set", "conversion.pro_price_elasticity=10"
+        ),
+        r"the no-deal world's upgrade rate at the Pro price \$2\.00 \(plans\.pro\.price_usd_month\) "
+        r"is 1e\+19 % a month, above 100 %",
     ),
     Case(
         "pro-subscribers-above-the-users-in-a-report",

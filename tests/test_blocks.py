@@ -140,9 +140,9 @@ def test_an_error_in_a_later_block_names_the_scenario_among_all(base):
     start = np.full(10, base.num("market.pro_subscribers_start"))
     start[7] = base.num("market.mau")  # block [4, 8): its scenario 3
     growth = np.full(10, base.num("market.pro_growth_monthly"))
-    growth[7] = 0.05  # the no-deal world grows Pro past the users in month 1
+    growth[7] = 0.05  # the no-deal world cannot be calibrated: an upgrade rate above 100 %
     over = {"market.pro_subscribers_start": start, "market.pro_growth_monthly": growth}
-    want = "in month 1 of scenario 7 (market.pro_subscribers_start=1e+09, market.pro_growth"
+    want = "in scenario 7 (market.pro_subscribers_start=1e+09, market.pro_growth_monthly=0.05)"
     with pytest.raises(AssumptionError, match=re.escape(want)) as one:
         evaluate(base, over, detail=False, block=ONE)
     with pytest.raises(AssumptionError) as blocked:

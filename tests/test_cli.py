@@ -565,6 +565,24 @@ def test_keys_lists_every_key_with_its_ranges_and_source(capsys):
     assert "contract.value_usd" in out and "horizon.months" in out
 
 
+def test_keys_lists_the_optional_keys_left_blank_in_their_place(capsys):
+    from econ.cli import main
+
+    assert main(["keys", "contract.*", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    keys = [r["key"] for r in rows]
+    assert keys.index("contract.ramp_months") + 1 == keys.index("contract.tranche_mw")
+    assert keys.index("contract.tranche_mw") + 1 == keys.index("contract.tranche_months")
+    blank = {r["key"]: r for r in rows if r["value"] is None}
+    assert set(blank) == {"contract.tranche_mw", "contract.tranche_months"}
+    assert blank["contract.tranche_mw"]["unit"] == "MW" and blank["contract.tranche_mw"]["source"]
+    assert main(["keys", "tranche"]) == 0
+    out = capsys.readouterr().out
+    assert "contract.tranche_months" in out and "(blank)" in out
+    assert main(["keys", "gpu_cost_per_mtok"]) == 0  # a blank that means "derived"
+    assert "capacity.gpu_cost_per_mtok_usd" in capsys.readouterr().out
+
+
 def test_a_mistyped_command_or_analysis_gets_a_did_you_mean(capsys):
     from econ.cli import main
 

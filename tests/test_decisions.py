@@ -268,7 +268,7 @@ def test_output_errors_name_the_file(tmp_path, capsys):
     assert not (tmp_path / "comparison.xlsx").exists()
     bad = tmp_path / "missing" / "s.csv"
     code, _, err = run(["sweep", "contract.mw", "--data", str(DATA), "--csv", str(bad)], capsys)
-    assert code == 2 and f"{bad}: cannot write" in err
+    assert code == 2 and f"--csv {bad}: the folder {bad.parent} does not exist" in err
 
 
 def test_an_unwritable_file_leaves_no_temporary(tmp_path):
@@ -521,7 +521,7 @@ def test_tier_speeds_on_the_three_bases(base):
 
 @pytest.mark.parametrize("basis", ["transferred", "physics"])
 def test_the_served_ultrafast_speed_comes_from_the_grid_below_the_ceiling(base, basis):
-    """MODEL.md 0.1: on the transferred and physics bases the ultrafast tier is served at
+    """docs/model.md section 0.1: on the transferred and physics bases the ultrafast tier is served at
     tier speed x m, m in (1, 0.9, ..., 0.5), at or below 0.9 x the wafer's ceiling (1,866.5
     tokens/s by hand), at the m that maximises NPV; with no such m it is not offered."""
     a = base.with_overrides([("capacity.basis", basis)])
@@ -543,7 +543,7 @@ def test_the_served_ultrafast_speed_comes_from_the_grid_below_the_ceiling(base, 
 
 
 def logit_optimal_price(gpu_cost: float) -> float:
-    """The ultrafast price that maximises the API's cash, by hand (MODEL.md 0.4) on the bundled
+    """The ultrafast price that maximises the API's cash, by hand (docs/model.md section 0.4) on the bundled
     figures: V_u = 5e11 ultrafast tokens at the reference price 180, V_s = 5e12 and V_f = 5e11
     at 30 and 60 USD per 1M, diversion D = 0.5, point elasticity 1 at 180, fees f = 0.1, every
     tier at its tier speed (the speed terms cancel) and a GPU cost g for both GPU tiers.
@@ -614,7 +614,7 @@ def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
     assert size_at_rate(base)["best_mw"] < 1000
     o = D.optimize(base, "contract.mw", low=1000, high=1500, workers=1)
     assert o.on_bound == "low" and o.value == 1000 and not o.refined
-    # holding the value, more MW for the same money never lower the NPV (MODEL.md 0.2): the
+    # holding the value, more MW for the same money never lower the NPV (docs/model.md section 0.2): the
     # upper end
     o = D.optimize(base, "contract.mw", hold="value", workers=1)
     assert o.on_bound == "high" and o.value == 1500 and not o.refined
@@ -643,7 +643,7 @@ def npv_at(a, **over) -> float:
 
 
 def test_sweeps_of_the_size_hold_the_rate_by_default(base):
-    """Issue 16, item 6: the value moves as rate x MW x T (MODEL.md 0.3); `--hold value` keeps
+    """Issue 16, item 6: the value moves as rate x MW x T (docs/model.md section 0.3); `--hold value` keeps
     it. By hand: 375 MW at the rate cost 444,444.44 x 375 x 30 = 5e9 USD; 24 months of 750 MW,
     8e9 USD; 1,500 MW, 20e9."""
     mw = D.sweep(base, "contract.mw", low=375, high=1500, points=4, workers=1).table
@@ -692,7 +692,7 @@ def test_optimize_and_goal_seek_on_the_size_hold_the_rate(base):
 
 
 def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
-    """MODEL.md 0.3: the size that maximises NPV with the value at the contract's rate,
+    """docs/model.md section 0.3: the size that maximises NPV with the value at the contract's rate,
     searched over (0, 2 x 750] MW: no size on a fine grid of its own does better."""
     from econ.headline import size_at_rate
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from econ.assumptions import load
+from econ.assumptions import AssumptionError, load
 from econ.cli import main
 from econ.explain import explain, shapley_exact
 
@@ -81,3 +82,48 @@ def test_explain_from_the_command_line(tmp_path, capsys):
     assert main(["explain", "--against", "bear"]) == 0  # a scenario as the reference
     out = capsys.readouterr().out
     assert "From scenario bear to this case" in out and "total" in out
+
+
+def _many_changes(base, n: int):
+    """A case that moves ``n`` numeric keys of the sensitivity ranges to their upper ends."""
+    ranges = [s for s in base.sensitivity if s.high != base.num(s.key)][:n]
+    assert len(ranges) == n
+    return base.with_overrides([(s.key, repr(float(s.high))) for s in ranges])
+
+
+def test_many_changed_keys_are_evaluated_in_pieces_of_bounded_size(base, monkeypatch):
+    """A case that changes many keys once made every coalition at once (9 GB): now at most
+    CHUNK coalitions are made and evaluated at a time, and the shares are the same bits
+    whatever the piece size."""
+    import econ.explain as ex
+
+    case = _many_changes(base, 14)  # beyond EXACT_MAX: sampled orders
+    sizes = []
+    real = ex.evaluate
+
+    def counting(a, overrides=None, **kw):
+        sizes.append(max((np.size(v) for v in (overrides or {}).values()), default=1))
+        return real(a, overrides, **kw)
+
+    monkeypatch.setattr(ex, "evaluate", counting)
+    monkeypatch.setattr(ex, "CHUNK", 500)
+    small = explain(case, base, permutations=150)
+    assert max(sizes) <= 500 and sum(sizes) >= 150 * 15
+    monkeypatch.setattr(ex, "CHUNK", 10_000)
+    whole = explain(case, base, permutations=150)
+    assert small.method == "sampled"
+    pd.testing.assert_frame_equal(small.table, whole.table, check_exact=True)  # NaN = NaN
+    assert small.table["npv_share_usd"].sum() == pytest.approx(small.npv_change, rel=1e-9)
+
+
+def test_too_many_changed_keys_are_refused_with_the_way_out(base, monkeypatch):
+    import econ.explain as ex
+
+    monkeypatch.setattr(ex, "MAX_EVALUATIONS", 1_000)
+    with pytest.raises(
+        AssumptionError,
+        match=r"econ explain: 14 keys differ from the bundled data; "
+        r"sharing the change between them takes 1,515 model evaluations, "
+        r"expected at most 1,000: explain against a case closer",
+    ):
+        explain(_many_changes(base, 14), base, permutations=100)

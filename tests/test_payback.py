@@ -198,3 +198,27 @@ def test_the_irr_zeroes_the_present_value_to_numpy_financials_tolerance():
     assert ok.sum() > 400
     resid = np.array([npf.npv(r, np.r_[0.0, f]) for r, f in zip(x[ok], flows[ok], strict=True)])
     assert (np.abs(resid) <= 1e-9 * np.abs(flows[ok]).max(axis=1)).all()
+
+
+def test_the_irr_meets_numpy_financials_congruence_test():
+    # numpy-financial's test_npv_irr_congruence: npv(irr(x), x) = 0 to an absolute 1e-10
+    flows = np.array([-40000, 5000, 8000, 12000, 30000.0])
+    assert abs(npf.npv(irr(flows), np.r_[0.0, flows])) <= 1e-10
+    # and on its published values
+    for v in ([-150000, 15000, 25000, 35000, 45000, 60000], [-100, 39, 59, 55, 20]):
+        v = np.array(v, float)
+        assert abs(npf.npv(irr(v), np.r_[0.0, v])) <= 1e-9
+
+
+def test_the_irr_and_mirr_of_a_row_do_not_depend_on_the_rows_beside_it():
+    # the Monte Carlo evaluates its samples in chunks: a sample's IRR and MIRR must be the
+    # same bits whatever chunk it falls in
+    rng = np.random.default_rng(5)
+    flows = rng.normal(1.0, 2.0, (1000, 60)) * 1e8
+    flows[:, :6] -= 1e9
+    whole_irr, whole_mirr = irr(flows), mirr(flows, 0.008)
+    for size in (1, 7, 333, 512):
+        parts = [flows[s : s + size] for s in range(0, len(flows), size)]
+        np.testing.assert_array_equal(np.concatenate([irr(p) for p in parts]), whole_irr)
+        np.testing.assert_array_equal(np.concatenate([mirr(p, 0.008) for p in parts]), whole_mirr)
+    assert np.isfinite(whole_irr).sum() > 300

@@ -1,4 +1,4 @@
-"""Hand-worked checks of version 3's mechanisms (MODEL.md section 0) as version 4 (section V4)
+"""Hand-worked checks of version 3's mechanisms (docs/model.md section 0) as version 4 (section V4)
 keeps or replaces them, on the standard-library reference model and, where the mechanism has
 an interface of its own or the figure is one of the bundled data, on econ too; and the
 agreement of econ with the reference (version 4) on the defaults, every basis, offer and

@@ -425,3 +425,139 @@ def test_write_cell_warns_with_the_sheet_and_cell(tmp_path):
         warnings.simplefilter("error")
         write_cell(ws, 4, 2, "y" * EXCEL_CELL_CHARS)  # fits: no warning
     wb.close()
+
+
+# ---------------------------------------------------------------------------
+# outputs named on one command line, odd standard outputs and folders
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("samples", "table", "culprit"),
+    [
+        ("x.csv", "x.csv", r"--csv \S*x\.csv and --samples-csv \S*x\.csv are one file"),
+        ("a.units.csv", "a.csv", r"the units file of --csv \(\S*a\.units\.csv\) and --samples-csv"),
+        ("a.csv", "sub/../a.units.csv", r"--csv \S*a\.units\.csv and the units file of --samples"),
+        ("s.csv", "DATA", r"--csv \S+assumptions\.csv: is assumptions\.csv, a data file this run"),
+    ],
+)
+def test_outputs_of_one_command_line_never_overwrite_each_other(
+    tmp_path, capsys, monkeypatch, samples, table, culprit
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "x.csv").write_text("mine\n")
+    (tmp_path / "a.units.csv").write_text("mine too\n")
+    before = _files(tmp_path)
+    table = str(DATA / "assumptions.csv") if table == "DATA" else table
+    args = ["sensitivity", "montecarlo", "--data", str(DATA), "--samples", "10"]
+    assert main([*args, "--samples-csv", samples, "--csv", table]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(culprit, err), err
+    assert "name outputs apart" in err or "write elsewhere" in err
+    assert _files(tmp_path) == before and temporaries(tmp_path) == []
+
+
+def test_a_table_and_its_units_beside_a_samples_file_apart_are_written(tmp_path, capsys):
+    args = ["sensitivity", "montecarlo", "--data", str(DATA), "--samples", "10"]
+    assert (
+        main([*args, "--samples-csv", str(tmp_path / "s.csv"), "--csv", str(tmp_path / "t.csv")])
+        == 0
+    )
+    assert sorted(_files(tmp_path)) == ["s.csv", "s.units.csv", "t.csv", "t.units.csv"]
+
+
+def test_explain_png_into_a_folder_is_refused_and_a_name_is_written_exactly(tmp_path, capsys):
+    folder = tmp_path / "charts"
+    folder.mkdir()
+    args = ["explain", *QUICK[:2], "--set", "contract.mw=700"]
+    assert main([*args, "--png", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"econ: error: --png {folder}: is a folder; expected a file name, e.g. "
+        f"{folder / 'explain.png'}\n"
+    )
+    assert list(folder.iterdir()) == []
+    # a name without .png is the file written, not NAME.png beside it
+    assert main([*args, "--png", str(tmp_path / "chart")]) == 0
+    assert (tmp_path / "chart").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chart", "charts"]
+    assert capsys.readouterr().err.endswith(f"econ: wrote {tmp_path / 'chart'}\n")
+
+
+def _close_stdout():
+    os.close(1)
+
+
+def test_a_closed_standard_output_is_one_line_or_not_needed(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "econ", "summary", "--data", str(DATA)],
+        env=ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_close_stdout,
+    )
+    assert res.returncode == 2
+    assert res.stderr == (
+        "econ: error: standard output is closed, and econ prints its result there; redirect it "
+        "to a file (or to /dev/null)\n"
+    )
+    # a command whose results are files does not need it
+    res = subprocess.run(
+        [sys.executable, "-m", "econ", "sweep", "contract.mw", "--points", "3", "--workers", "1"]
+        + ["--data", str(DATA), "--csv", str(tmp_path / "s.csv")],
+        env=ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_close_stdout,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr and (tmp_path / "s.csv").exists()
+
+
+def test_outputs_in_a_working_folder_deeper_than_the_longest_path(tmp_path, monkeypatch):
+    """The absolute path of the working folder is longer than the system takes (4,096
+    bytes): every output is named relative to it, as the user gave it."""
+    monkeypatch.chdir(tmp_path)
+    for _ in range(22):
+        os.mkdir("d" * 200)
+        os.chdir("d" * 200)
+    assert len(str(tmp_path)) + 22 * 201 > 4096
+    for args in (
+        ["compare", "base", "--workers", "1"],
+        ["sweep", "contract.mw", "--points", "3", "--workers", "1", "--csv", "s.csv"],
+        ["init", "mydata"],
+    ):
+        res = subprocess.run(
+            [sys.executable, "-m", "econ", *args]
+            + (["--data", str(DATA)] if args[0] != "init" else []),
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
+        assert res.returncode == 0, (args, res.stderr)
+    assert {"reports", "s.csv", "s.units.csv", "mydata"} <= set(os.listdir("."))
+    assert sorted(os.listdir("reports/compare")) == ["comparison.png", "comparison.xlsx"]
+
+
+def test_a_full_disk_leaves_no_zip_writer_to_complain_later(monkeypatch):
+    """XlsxWriter leaves its zip writer open when a write fails; collected later it printed
+    a traceback after econ's one-line error. econ's workbooks zip in memory."""
+    import gc
+
+    from xlsxwriter.exceptions import FileCreateError
+
+    from econ.report.workbook import new_workbook
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    wb = new_workbook(Path("/dev/full"))  # every write: No space left on device
+    wb.add_worksheet().write(0, 0, "x")
+    with pytest.raises(FileCreateError, match="No space left on device"):
+        wb.close()
+    del wb
+    gc.collect()
+    assert unraisable == []

@@ -59,6 +59,19 @@ CASES = {
             r"contract\.tranche_months\): set without contract\.tranche_mw; expected both",
         ),
     ],
+    "check_tranches_deliver": [
+        (
+            "assumptions.csv",
+            "contract.tranche_mw,250,",
+            "contract.tranche_mw,100,",
+            r"contract\.tranche_mw\): tranches of 100 MW every 12 months \(contract\.tranche_months\) "
+            r"bring 300 MW online \(3 tranches\) by the end of the 30-month term",
+            [
+                ("assumptions.csv", "contract.tranche_mw,,", "contract.tranche_mw,250,"),
+                ("assumptions.csv", "contract.tranche_months,,", "contract.tranche_months,12,"),
+            ],
+        ),
+    ],
     "check_pro_growth": [
         (
             "assumptions.csv",
@@ -111,7 +124,7 @@ CASES = {
         ),
     ],
     "check_contract_curve_covers_tiers": [
-        (  # only the data basis reads the curve at the tier speeds (MODEL.md 0.1)
+        (  # only the data basis reads the curve at the tier speeds (docs/model.md section 0.1)
             "tiers.csv",
             "ultrafast,750,",
             "ultrafast,2000,",
@@ -195,7 +208,7 @@ def test_the_rule_names_what_was_set(base):
 
 def test_off_the_data_basis_a_tier_beyond_the_curve_loads(data_copy):
     """The transferred and physics bases read the served model's envelope, not the curve at the
-    tier speeds (MODEL.md 0.1): a 2,000 tokens/s tier is valid data there (and is not offered
+    tier speeds (docs/model.md section 0.1): a 2,000 tokens/s tier is valid data there (and is not offered
     where it lies above 0.9 x the ceiling)."""
     _edit(data_copy / "tiers.csv", "ultrafast,750,", "ultrafast,2000,")
     a = load(data_copy)

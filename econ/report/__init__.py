@@ -57,7 +57,8 @@ def _explained(a: Assumptions, asked: bool) -> tuple[object | None, str | None]:
     None). A difference that cannot be attributed (a mix of the two cases is not a valid case)
     is said, not fatal."""
     from econ.assumptions import AssumptionError, load
-    from econ.explain import changes, explain, shares_sentence
+    from econ.explain import changes, explain
+    from econ.report.explain_view import shares_sentence
 
     try:
         e = explanation(a)
@@ -91,7 +92,7 @@ def write_report(
     (econ.explain): an Explain sheet, a waterfall chart, and the shares on the Cover and in
     summary.md.
     """
-    from econ.explain import waterfall_png
+    from econ.report.explain_view import waterfall_png
 
     path = report_path(out_dir, a)
     source = _source(a)

@@ -19,13 +19,13 @@ matplotlib.use("Agg")  # files only, no screen
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import xlsxwriter  # noqa: E402
 from xlsxwriter.exceptions import XlsxWriterException  # noqa: E402
 
 from econ.constants import IRR_MEANINGFUL_MAX  # noqa: E402
 from econ.decisions import Comparison, Optimum, Sweep  # noqa: E402
 from econ.report import terminal  # noqa: E402
 from econ.report.terminal import Column  # noqa: E402
+from econ.report.workbook import new_workbook  # noqa: E402
 from econ.tempfiles import clean_stale, temporary  # noqa: E402
 
 FOLDER = "compare"
@@ -103,12 +103,17 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, path)
     except (OSError, XlsxWriterException) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise CompareOutputError(f"{path}: cannot write ({why})") from None
+        raise CompareOutputError(f"{path}: cannot write ({_why(exc)})") from None
     finally:
         if tmp is not None and tmp.exists():
             tmp.unlink()
     return path
+
+
+def _why(exc: Exception) -> str:
+    """What went wrong, in the system's words: the OSError that XlsxWriter wraps too."""
+    inner = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else exc
+    return getattr(inner, "strerror", None) or str(inner)
 
 
 def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Path]:
@@ -128,9 +133,8 @@ def write_together(files: list[tuple[Path, Callable[[Path], None]]]) -> list[Pat
                 os.umask(umask)
                 os.chmod(temps[-1], 0o666 & ~umask)  # mkstemp makes 0600
             except (OSError, XlsxWriterException) as exc:
-                why = getattr(exc, "strerror", None) or str(exc)
                 raise CompareOutputError(
-                    f"{path}: cannot write ({why}); the previous files are unchanged"
+                    f"{path}: cannot write ({_why(exc)}); the previous files are unchanged"
                 ) from None
         for (path, _), tmp in zip(files, temps, strict=True):
             try:
@@ -170,7 +174,7 @@ def workbook(c: Comparison, path: Path, run_time: str, facts: str = "") -> None:
     its label, unit and number format, a column each scenario) with the payback curves
     overlaid as a native chart of "Cumulative cash" (cumulative cash by month, a column per
     scenario)."""
-    wb = xlsxwriter.Workbook(str(path), {"nan_inf_to_errors": True})
+    wb = new_workbook(path, nan_inf_to_errors=True)
     look = {
         "title": wb.add_format({"bold": True, "font_size": 14}),
         "banner": wb.add_format({"italic": True, "font_color": "#7030A0"}),

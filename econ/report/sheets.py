@@ -89,7 +89,7 @@ def build(
 
     analysis_sheets.write_all(book, ws, a, analysis)
     if "explain" in analysis:
-        from econ.explain import write_sheet
+        from econ.report.explain_view import write_sheet
 
         write_sheet(book, ws["Explain"], analysis["explain"])
     mark_inputs(book)  # from the formulas written: what no live formula reads needs a rerun

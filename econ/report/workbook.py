@@ -8,6 +8,7 @@ that LibreOffice's recalculation agrees).
 
 from __future__ import annotations
 
+import io
 import math
 import warnings
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import xlsxwriter
+from xlsxwriter.exceptions import FileCreateError
 from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
@@ -73,7 +75,33 @@ class CellTextWorksheet(Worksheet):
 
 
 class _Workbook(xlsxwriter.Workbook):
+    """An XlsxWriter workbook zipped in memory, then written to its file in one write.
+
+    XlsxWriter zips straight into the file and leaves its zip writer open when a write fails
+    (a full disk): collected later, the writer tries to close the file again and prints a
+    traceback after econ's one-line error. In memory the zip cannot fail that way, and the
+    one write to the file is econ's own, closed whatever happens. A failure still raises
+    XlsxWriter's FileCreateError wrapping the OSError, as before.
+    """
+
     worksheet_class = CellTextWorksheet
+
+    def __init__(self, filename, options=None):
+        self._target = filename
+        self._zipped = io.BytesIO()
+        super().__init__(self._zipped, options)
+
+    def close(self) -> None:
+        if self.fileclosed:
+            return super().close()  # XlsxWriter's warning
+        super().close()
+        try:
+            with open(self._target, "wb") as f:
+                f.write(self._zipped.getbuffer())
+        except OSError as exc:
+            raise FileCreateError(exc) from None
+        finally:
+            self._zipped = io.BytesIO()
 
 
 def fit_cell_text(text: str, limit: int = EXCEL_CELL_CHARS) -> tuple[str, int]:
@@ -104,8 +132,15 @@ def write_formula(ws, row: int, col: int, formula: str, value: Any, fmt=None) ->
     ws.write_formula(row, col, formula, fmt, "" if _is_blank(v) else v)
 
 
-def new_workbook(path: Path):
+def new_workbook(path: Path, **options):
+    """A workbook to write to ``path`` that never reads a text as a formula, link or number
+    (``options``: more of XlsxWriter's)."""
     return _Workbook(
         str(path),
-        {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False},
+        {
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+            **options,
+        },
     )

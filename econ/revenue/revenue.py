@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from econ.constants import SECONDS_PER_MONTH, SECONDS_PER_WEEK
+from econ.revenue.calibration import check_no_deal  # noqa: F401 - the model calls rev.check_no_deal
 
 Array = NDArray[np.float64]
 

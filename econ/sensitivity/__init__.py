@@ -1,7 +1,5 @@
-"""Sensitivity analyses of the model; the functions below are the Python API's (econ.api),
-returning pandas DataFrames with units, and the engine is in the submodules (run, sampling,
-oneway, grid, montecarlo, sobol, voi, breakeven)."""
-
-from econ.api import MonteCarlo, breakeven_table, grids, monte_carlo, sobol_indices, tornado
-
-__all__ = ["MonteCarlo", "breakeven_table", "grids", "monte_carlo", "sobol_indices", "tornado"]
+"""Sensitivity analyses of the model: the engine is in the submodules (run, sampling, oneway,
+grid, montecarlo, sobol, voi, breakeven). The Python API's functions that return pandas
+DataFrames with units (econ.sensitivity.monte_carlo, tornado, grids, sobol_indices,
+breakeven_table and MonteCarlo) are econ.api's, attached here by the package econ itself, so
+that this lower layer never imports the API above it."""

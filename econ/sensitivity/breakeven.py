@@ -16,6 +16,7 @@ from econ.assumptions import (
 )
 from econ.model import at_rate, evaluate
 from econ.payback import GoalSeek, goal_seek
+from econ.sensitivity.held import varied
 
 TARGETS = ("npv", "payback")
 
@@ -139,8 +140,6 @@ def breakeven_table(a: Assumptions, target: str = "npv", progress=None) -> pd.Da
 
     A key that a scenario or --set fixes is held, as in every other analysis, and has no row
     (docs/model.md, section 7). ``progress(done, total)``, if given, is called after each key."""
-    from econ.sensitivity.run import varied  # run imports this module
-
     rows = []
     keys = varied(a)
     for i, s in enumerate(keys, start=1):

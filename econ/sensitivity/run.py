@@ -14,6 +14,7 @@ from econ.payback import mirr_annual_of
 from econ.sensitivity import grid as grid_mod
 from econ.sensitivity import montecarlo, oneway, sobol
 from econ.sensitivity.breakeven import breakeven_table
+from econ.sensitivity.held import held, varied  # noqa: F401 - callers read them here too
 from econ.sensitivity.sampling import Problem, ProblemError, Variable, correlation_matrix
 
 # A progress callback, progress(done, total), and a factory of them by phase: phase(what,
@@ -70,26 +71,6 @@ def decision_options(a: Assumptions) -> list[tuple[str, str, Assumptions]]:
         (f"deal with the subscriber offer ({setting})", "npv_usd", a),
         ("deal without the subscriber offer", WITHOUT_OFFER, off),
     ]
-
-
-def held(a: Assumptions) -> list[tuple[str, float, str]]:
-    """The keys of sensitivity.csv that a scenario or --set gives a value: (key, value, by).
-
-    What a scenario or --set fixes is held at that value and not varied: its range in
-    sensitivity.csv describes the uncertainty around the data's value, not around the
-    scenario's (docs/model.md, section 7)."""
-    out = []
-    for s in a.sensitivity:
-        e = a.entries[s.key]
-        if e.origin != "data":
-            out.append((s.key, a.num(s.key), e.origin))
-    return out
-
-
-def varied(a: Assumptions) -> list:
-    """The rows of sensitivity.csv the analyses vary: every row but the held keys."""
-    fixed = {k for k, _, _ in held(a)}
-    return [s for s in a.sensitivity if s.key not in fixed]
 
 
 def check_range_ends(a: Assumptions) -> None:

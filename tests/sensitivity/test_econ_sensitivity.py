@@ -297,7 +297,7 @@ def test_what_a_scenario_or_set_fixes_is_held_not_varied(base):
 
 
 def test_the_analyses_hold_the_base_case_served_multiplier(base):
-    """MODEL.md 0.7: the served speed is a strategic choice made before uncertainty resolves.
+    """docs/model.md section 0.7: the served speed is a strategic choice made before uncertainty resolves.
     A 2,000 tokens/s tier fits on the wafer at m <= 0.9 x 1,866.5 / 2,000 = 0.84 of its speed
     (the ceiling by hand in tests/test_decisions.py): the base case picks the m of the grid
     that maximises NPV, and every draw of the Monte Carlo and every end of the tornado is

@@ -108,6 +108,19 @@ def test_econ_model_over_two_workers_matches_one(base):
     assert r1.histograms["cum"].months == int(base.values["horizon.months"])
 
 
+def test_every_output_of_econs_monte_carlo_is_the_same_bits_for_any_chunk_and_workers(base):
+    """The IRR and the MIRR included (docs/model.md, section 7: identical bits for a seed)."""
+    r1 = econ_run.monte_carlo(base, 1_500, 11, chunk=1_500)
+    r2 = econ_run.monte_carlo(base, 1_500, 11, chunk=333, workers=2)
+    o1, o2 = r1["run"].outputs, r2["run"].outputs
+    assert {"irr_annual", "mirr_annual"} <= set(o1.columns)
+    assert np.isfinite(o1["mirr_annual"]).sum() > 100 and np.isfinite(o1["irr_annual"]).sum() > 100
+    pd.testing.assert_frame_equal(o1, o2, check_exact=True)
+    pd.testing.assert_frame_equal(r1["stats"], r2["stats"], check_exact=True)
+    pd.testing.assert_frame_equal(r1["fan"], r2["fan"], check_exact=True)
+    assert (r1["evpi_usd"], r1["evpi_se_usd"]) == (r2["evpi_usd"], r2["evpi_se_usd"])
+
+
 def test_a_sample_within_one_block_is_shared_by_two_workers_and_identical():
     """Chunks that divide a sampling block make tasks of whole blocks, but a sample of one
     block would then be one task and leave the second worker idle: it is split, each task
