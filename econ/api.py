@@ -98,6 +98,14 @@ NAME_UNITS = {FIELD_NAMES[f]: (unit, doc) for f, (unit, _, doc) in _model.Result
 # computed from the results by econ.payback, not a Results field
 NAME_UNITS["mirr_annual"] = ("1/yr", "the modified internal rate of return, a year")
 NAME_UNITS.setdefault("npv_without_offer_usd", ("USD", "the NPV of the deal without the offer"))
+# the Monte Carlo's per-draw diagnostics beside the outputs (sections V4.3, V4.8): the GPU cost of
+# a standard token at fleet.avoidable_share = 1, and 1 where each clamp binds
+DIAGNOSTIC_UNITS = {
+    "gpu_cost_at_avoidable_1": "USD per 1M tokens",
+    "clamp_gpu_cost_at_list_price": "0/1",
+    "clamp_realisation_at_1": "0/1",
+    "clamp_max_capped_propensity": "0/1",
+}
 
 CAPACITY_UNITS: dict[str, str | None] = {
     "platform": None,
@@ -133,6 +141,7 @@ AUDIT_UNITS: dict[str, str | None] = {
     "data_over_physics": "x",
     "measured_model_physics_tokens_per_s_per_mw": "tokens/s/MW",
     "realisation": "x",
+    "regime_x": "x",  # the speed over the measured model's ceiling (section V4.4)
     "sets_realisation": None,
     "verdict": None,
 }
@@ -922,7 +931,9 @@ class MonteCarlo:
         with the tails in attrs; share of all samples at or below each value).
     samples : the first ``keep`` samples, index sample: every sampled key (its dotted name)
         and the outputs (npv_usd, ..., mirr_annual and npv_without_offer_usd, the deal without
-        the subscriber offer).
+        the subscriber offer), then the diagnostics: gpu_cost_at_avoidable_1 [USD per 1M
+        tokens] and clamp_gpu_cost_at_list_price, clamp_realisation_at_1,
+        clamp_max_capped_propensity [0/1: 1 where the clamp binds in the draw].
     n, seed : samples and seed. sampled : the keys sampled; unread : the keys of
         sensitivity.csv that the payback model does not read (not sampled; zero value of
         information). raw : the engine's dict (econ.sensitivity.run.monte_carlo).
@@ -1105,8 +1116,7 @@ def monte_carlo_frames(mc: dict) -> dict[str, Any]:
         "payback_months": _with_units(mc["s_payback"], {"value": months, "share": "share"}),
     }
     raw_samples = mc["run"].inputs
-    units = {c: key_unit(c) for c in raw_samples.columns if c not in OUTPUT_NAMES}
-    units.update({o: output_unit(o) for o in OUTPUT_NAMES})
+    units = samples_units(raw_samples.columns)
     kept = _with_units(raw_samples, units)
     kept.index.name = "sample"
     return {
@@ -1123,7 +1133,10 @@ def monte_carlo_frames(mc: dict) -> dict[str, Any]:
 
 def samples_units(columns: Iterable[str]) -> dict[str, str | None]:
     """The unit of each column of a samples CSV (dotted keys, then the outputs)."""
-    return {c: output_unit(c) if c in OUTPUT_NAMES else key_unit(c) for c in columns}
+    return {
+        c: output_unit(c) if c in OUTPUT_NAMES else DIAGNOSTIC_UNITS.get(c) or key_unit(c)
+        for c in columns
+    }
 
 
 def sobol_indices(

@@ -75,7 +75,9 @@ def test_evaluate_gives_the_npv_payback_and_paths_of_econ_summary(cli_base):
     ev = econ.evaluate(econ.load(DATA))
     row = ev.metrics.iloc[0]
     np.testing.assert_allclose(row["npv_usd"], cli_base["npv_usd"], **TIGHT)
-    np.testing.assert_allclose(row["payback_months"], cli_base["payback_months"], **TIGHT)
+    np.testing.assert_allclose(
+        row["payback_months"], none_as_nan(cli_base["payback_months"]), **TIGHT
+    )
     np.testing.assert_allclose(row["irr_annual"], none_as_nan(cli_base["irr_annual"]), **TIGHT)
     np.testing.assert_allclose(row["profitability_index"], cli_base["profitability_index"], **TIGHT)
     m = ev.monthly.loc[0]
@@ -360,9 +362,14 @@ def test_monte_carlo_frames_agree_with_the_command_line(base, tmp_path):
     check_units(mc.convergence)
     check_units(mc.value_of_information, {"key", "reason"})
     assert set(mc.value_of_information["key"]) == {s.key for s in base.sensitivity}
-    # every sample kept, with its inputs and the six outputs (the deal without the offer too)
+    # every sample kept, with its inputs, the six outputs (the deal without the offer too), the
+    # GPU cost per standard token at a = 1 (V4.3) and whether each clamp binds (V4.8)
     s = mc.samples
-    assert s.shape == (512, len(mc.sampled) + 6) and s.index.name == "sample"
+    outputs = ["npv_usd", "payback_months", "irr_annual", "profitability_index", "mirr_annual",
+               "npv_without_offer_usd", "gpu_cost_at_avoidable_1", "clamp_gpu_cost_at_list_price",
+               "clamp_realisation_at_1", "clamp_max_capped_propensity"]  # fmt: skip
+    assert s.columns.tolist() == [*mc.sampled, *outputs] and s.index.name == "sample"
+    assert s.shape == (512, len(mc.sampled) + 10)
     check_units(s)
     assert mc.probability_npv_positive == (s["npv_usd"] > 0).mean()
     for name, h in mc.histograms.items():
@@ -383,8 +390,8 @@ def test_sobol_and_breakeven_tables(base):
 
 
 def test_goal_seek_finds_a_value_where_npv_is_zero(base):
-    key = "capacity.backfill_tokens_per_month"
-    res = econ.goal_seek(base, key)
+    key = "hardware.b300.rent_usd_per_hour"  # what a freed GPU-hour saves (V4.3)
+    res = econ.goal_seek(base, key, low=1, high=40)  # the break-even is above the sampled range
     assert res.value is not None and res.bracket[0] <= res.value <= res.bracket[1]
     npv = econ.evaluate(base, {key: res.value}).metrics["npv_usd"].iloc[0]
     assert abs(npv) < 1e-6 * base[VALUE]
@@ -466,7 +473,7 @@ def test_the_example_notebook_runs_top_to_bottom_with_jupyter_nbconvert(tmp_path
         if o.get("name") == "stderr"
     ]
     assert not [s for s in stderr if "Warning" in s], stderr
-    assert "P(NPV > 0) = " in text and "NPV is zero at capacity.backfill_tokens_per_month" in text
+    assert "P(NPV > 0) = " in text and "NPV is zero at hardware.b300.rent_usd_per_hour" in text
     images = [
         o
         for c in nb.cells

@@ -142,16 +142,16 @@ def check_no_deal(
 
 def _scenario(p, j: int) -> str:
     """' in scenario j (key=value, ...)' naming the scenario and the inputs of the calibration
-    that vary between the scenarios evaluated together (nothing for one case)."""
+    that vary between the scenarios evaluated together (nothing for one case, or when none varies)."""
     over = getattr(p, "over", {})
     named = ", ".join(
         f"{k}={float(np.asarray(over[k]).reshape(-1)[min(j, np.size(over[k]) - 1)]):g}"
         for k in INPUTS
         if k in over and np.size(over[k]) > 1
     )
-    if int(getattr(p, "n", 1)) <= 1:
-        return ""
-    return f" in scenario {j}" + (f" ({named})" if named else "")
+    if int(getattr(p, "n", 1)) <= 1 or not named:
+        return ""  # one case, or the calibration's inputs alike in every scenario evaluated
+    return f" in scenario {j} ({named})"
 
 
 def _percent(x: float) -> str:
