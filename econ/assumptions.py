@@ -72,8 +72,12 @@ class Rule:
     # the high end is a sense limit (a unit typed wrong), not a meaningful range: sweeps
     # and goal seeks do not default to it
     sense: bool = False
+    note: str = ""  # why the range is what it is, where the range alone would puzzle
 
     def expected(self) -> str:
+        return self._expected() + (f" ({self.note})" if self.note else "")
+
+    def _expected(self) -> str:
         if self.kind == "id":
             return f"one of {', '.join(self.choices)}" if self.choices else "an id"
         what = "a whole number" if self.kind == "integer" else "a number"
@@ -210,7 +214,11 @@ SCALARS: dict[str, Rule] = {
     "market.price_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
     "hardware.gpu_cost_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
     "model.succession_months": _pos("months", HORIZON_MAX_MONTHS),
-    "model.successor_params_multiple": Rule("x", low=1, high=100),
+    "model.successor_params_multiple": Rule(
+        "x", low=1, high=1,
+        note="successors of another size, MODEL.md V4.6's scenario successor_2x, are not built: "
+        "docs/model.md V4.6",
+    ),  # fmt: skip
     "model.predecessor_decline_per_month": Rule("1/month", low=0, high=1, high_open=True),
     "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
     "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),

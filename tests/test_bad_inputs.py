@@ -1038,6 +1038,14 @@ KEYS = [
         r"--set conversion\.extra_churn_after_term_monthly=0\.9, column value: 0\.9 is out of range",
     ),
     Case(
+        # MODEL.md V4.6's successor_2x is not built: another size is refused, naming why
+        "successor-of-another-size",
+        summary("--set", "model.successor_params_multiple=2"),
+        r"--set model\.successor_params_multiple=2, column value: 2 is out of range; expected a "
+        r"number in \[1, 1\] \(successors of another size, MODEL\.md V4\.6's scenario "
+        r"successor_2x, are not built: docs/model\.md V4\.6\)",
+    ),
+    Case(
         "horizon-above-120",
         validate(),
         rf"assumptions\.csv row {row_of(A, 'horizon.months')} \(horizon\.months\), column "
