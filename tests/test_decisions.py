@@ -122,13 +122,15 @@ def test_standard_only_earns_by_backfill_alone(base):
 # compare
 
 
-def test_compare_base_row_equals_summary_json(base, capsys):
-    code, out, _ = run(["summary", "--json", "--data", str(DATA)], capsys)
-    assert code == 0
-    h = json.loads(out)
-    c = D.compare([base], workers=1)
-    row = c.rows.iloc[0]
-    assert row["scenario"] == "base"
+def same_or_both_missing(row_value, json_value) -> bool:
+    """A comparison row's figure against the summary's: equal, or NaN in the row where the
+    summary's JSON has null (a payback or a rate that does not exist)."""
+    if json_value is None:
+        return math.isnan(row_value)
+    return row_value == json_value
+
+
+def assert_compare_row_is_the_summary(row, h, cumulative_cash):
     for col in (
         "npv_usd",
         "npv_without_terminal_value_usd",
@@ -136,14 +138,50 @@ def test_compare_base_row_equals_summary_json(base, capsys):
         "discounted_payback_months",
         "profitability_index",
         "realised_cost_per_mtok_usd",
+        "irr_annual",
     ):
-        assert row[col] == h[col], col
-    assert math.isnan(row["irr_annual"]) and h["irr_annual"] is None
+        assert same_or_both_missing(row[col], h[col]), col
     assert row["term_average_utilization"] == h["totals"]["term_average_utilization"]
     assert (
         row["peak_incremental_pro_subscribers"] == h["totals"]["peak_incremental_pro_subscribers"]
     )
-    assert c.cumulative_cash["base"].tolist() == h["monthly"]["cumulative_cash_usd"]
+    assert cumulative_cash.tolist() == h["monthly"]["cumulative_cash_usd"]
+
+
+def test_compare_base_row_equals_summary_json(base, capsys):
+    code, out, _ = run(["summary", "--json", "--data", str(DATA)], capsys)
+    assert code == 0
+    h = json.loads(out)
+    c = D.compare([base], workers=1)
+    row = c.rows.iloc[0]
+    assert row["scenario"] == "base"
+    assert_compare_row_is_the_summary(row, h, c.cumulative_cash["base"])
+    assert math.isnan(row["irr_annual"]) and h["irr_annual"] is None
+    # the bundled deal ends the horizon below zero (K_H < 0), so it has no payback month
+    # (docs/model.md section 6: null if K_H < 0): NaN in the row, null in the JSON
+    assert c.cumulative_cash["base"].iloc[-1] < 0
+    assert h["payback_months"] is None and math.isnan(row["payback_months"])
+
+
+def test_compare_row_equals_summary_json_where_the_deal_pays_back(base, capsys):
+    """A contract that pays back within the horizon, so that both commands' payback months are
+    numbers: 100 MW at the contract's rate (444,444.44 USD per MW-month x 100 MW x 30 months
+    = 1.333e9 USD), owed in full from month 1 while the capacity ramps (take-or-pay), so that
+    the cumulative cash starts below zero and recovers."""
+    sets = [
+        ("contract.mw", "100"),
+        ("contract.value_usd", repr(10e9 / (750 * 30) * 100 * 30)),
+        ("contract.payment", "take_or_pay"),
+    ]
+    args = ["summary", "--json", "--data", str(DATA)]
+    code, out, err = run([*args, *(x for k, v in sets for x in ("--set", f"{k}={v}"))], capsys)
+    assert code == 0, err
+    h = json.loads(out)
+    c = D.compare([base.with_overrides(sets)], workers=1)
+    cash = c.cumulative_cash.iloc[:, 0]
+    assert cash.iloc[0] < 0 < cash.iloc[-1]  # below zero, then recovered
+    assert 0 < h["payback_months"] < 30 and h["discounted_payback_months"] is not None
+    assert_compare_row_is_the_summary(c.rows.iloc[0], h, cash)
 
 
 def test_the_comparison_workbook_has_a_row_a_figure_with_its_unit(base, tmp_path):
@@ -287,17 +325,23 @@ def test_an_unwritable_file_leaves_no_temporary(tmp_path):
 # platforms
 
 
-# B300 by the hour: 4.0 USD per GPU-hour x 730.5 hours a month x 1000 kW / (1.9 kW a GPU x
-# 1.2 PUE) = 2,922,000 / 2.28 = 1,281,578.95 USD per facility MW-month. With no ramp the
-# rent is paid on 30 MW-months per contracted MW: 10e9 / (1,281,578.95 x 30)
-# = 2.28e10 / 87,660,000 = 260.0958 MW. On the bundled 24-month ramp a contracted MW delivers
-# (1 + 2 + ... + 24) / 24 + 6 = 18.5 MW-months in the 30-month term: 2.28e10 / (2,922,000 x
-# 18.5) = 421.7770 MW.
-B300_MW_NO_RAMP = 2.28e10 / 87_660_000
-B300_MW_RAMP = 2.28e10 / (2_922_000 * 18.5)
+# B300 by the hour (hardware.csv: 3.96 USD per GPU-hour, 1.9 kW a GPU; facility.pue 1.2):
+# 3.96 x 730.5 hours a month x 1000 kW / (1.9 x 1.2) = 2,892,780 / 2.28 = 1,268,763.16 USD per
+# facility MW-month. Paid as delivered, the budget's present value equals the hourly cost's
+# exactly when the nominal MW-months match (both follow MW_t). With no ramp the rent is paid on
+# 30 MW-months per contracted MW: 10e9 / (1,268,763.16 x 30) = 2.28e10 / 86,783,400
+# = 262.7231 MW. On the bundled 24-month ramp a contracted MW delivers (1 + 2 + ... + 24) / 24
+# + 6 = 18.5 MW-months in the 30-month term: 2.28e10 / (2,892,780 x 18.5) = 426.0374 MW.
+B300_RENT = 3.96  # USD per GPU-hour
+B300_PER_MW_MONTH = B300_RENT * 730.5 * 1000 / (1.9 * 1.2)
+B300_MW_NO_RAMP = 2.28e10 / (B300_RENT * 730.5 * 1000 * 30)
+B300_MW_RAMP = 2.28e10 / (B300_RENT * 730.5 * 1000 * 18.5)
 
 
 def test_platform_mw_of_b300_is_the_budget_over_its_hourly_rent(base):
+    assert base.num("hardware.b300.rent_usd_per_hour") == B300_RENT
+    assert B300_MW_NO_RAMP == pytest.approx(262.7231, abs=1e-4)
+    assert B300_MW_RAMP == pytest.approx(426.0374, abs=1e-4)
     budget = 10e9
     flat = base.with_overrides([("contract.ramp_months", "0")])
     assert D.platform_mw(flat, "b300", budget) == pytest.approx(B300_MW_NO_RAMP, rel=REL)
@@ -450,19 +494,42 @@ def test_compare_gpu_b300_and_platforms_agree_on_b300(base, capsys, tmp_path):
 
 
 def test_a_platform_without_the_tier_earns_by_backfill_alone(base):
+    """Where the ultrafast tier is not offered (B300: no grid speed below 0.9 x its ceiling) the
+    contract earns only by the standard traffic moved onto it (docs/model.md V4.2): no
+    subscription or API revenue, no API or subscriber MW, every GPU-fleet saving moved traffic."""
     df = D.platforms(base, workers=1).set_index("platform")
     assert not df.loc["b300", "ultrafast_offered"]
-    a = base.with_overrides(
-        [
-            ("contract.platform", "b300"),
-            ("tiers.ultrafast.adoption", "0"),
-            ("api.ultrafast_tokens_per_month", "0"),
-        ]
-    )
-    r = evaluate(a, {"contract.mw": B300_MW_RAMP, "contract.value_usd": 10e9})
+    on_b300 = base.with_overrides([("contract.platform", "b300")])
+    at = {"contract.mw": B300_MW_RAMP, "contract.value_usd": 10e9}
+    r = evaluate(on_b300, at)
     assert df.loc["b300", "npv_usd"] == pytest.approx(float(r.npv[0]), rel=REL)
     assert float(r.totals["subscription_revenue_usd"][0]) == 0.0
+    assert float(r.totals["api_revenue_usd"][0]) == 0.0
     assert not np.any(r.mw_api) and not np.any(r.mw_subscriber)
+    assert np.array_equal(r.gpu_savings, r.backfill_usd)
+    # The tier's demand still shapes the no-deal world: without an ultrafast tier, a share D =
+    # 0.5 of the 5e11 ultrafast tokens a month buys the standard and fast tiers instead (the
+    # logit's market M = V_u + (V_s + V_f) / D, section 0.4), so the no-deal demand D0 is
+    # D x V_u x e_t = 2.5e11 x e_t larger than in a market without that demand, and the
+    # moved-traffic cap movable share (0.5) x that = 1.25e11 x e_t larger over the term. More
+    # movable traffic never lowers the NPV (V4.2).
+    no_demand = on_b300.with_overrides(
+        [("tiers.ultrafast.adoption", "0"), ("api.ultrafast_tokens_per_month", "0")]
+    )
+    r0 = evaluate(no_demand, at)
+    t = np.arange(1, 61)
+    e = (1 - 0.15) ** ((t - 1) / 12)  # token efficiency e_t (section 5.2), 15 % a year
+    np.testing.assert_allclose(
+        (r.demand_no_deal_tokens - r0.demand_no_deal_tokens)[0], 0.5 * 5e11 * e, rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        (r.moved_demand_cap_tokens - r0.moved_demand_cap_tokens)[0],
+        np.where(t <= 30, 0.5 * 0.5 * 5e11 * e, 0.0),
+        rtol=1e-9,
+        atol=1e-3,
+    )
+    assert float(r.npv[0]) >= float(r0.npv[0])
+    assert float(r0.totals["subscription_revenue_usd"][0]) == 0.0
     # a 400 tokens/s tier fits on B300 only at half speed: 0.5 x 400 = 200 <= 0.9 x 252.27 =
     # 227.0 < 0.6 x 400 = 240
     slow = D.platforms(base.with_overrides([("tiers.ultrafast.tokens_per_s", "400")]), workers=1)
@@ -542,7 +609,7 @@ def test_the_served_ultrafast_speed_comes_from_the_grid_below_the_ceiling(base, 
     assert 1800 * 0.9 <= cap < 1800 and 3300 * 0.5 <= cap < 3300 * 0.6
 
 
-def logit_optimal_price(gpu_cost: float) -> float:
+def logit_optimal_price(gpu_cost: float, movable_share: float = 0.0) -> float:
     """The ultrafast price that maximises the API's cash, by hand (docs/model.md section 0.4) on the bundled
     figures: V_u = 5e11 ultrafast tokens at the reference price 180, V_s = 5e12 and V_f = 5e11
     at 30 and 60 USD per 1M, diversion D = 0.5, point elasticity 1 at 180, fees f = 0.1, every
@@ -551,8 +618,14 @@ def logit_optimal_price(gpu_cost: float) -> float:
     Market M = V_u + (V_s + V_f) / D, shares q_i = V_i / M, q_0 = 1 - sum q; beta = e / (p_ref
     (1 - q_u)); alpha_i = ln(q_i / q_0) + beta p_i. Under the plain logit the diversion
     D_j = x_j / (1 - x_u) does not move with p_u (IIA), so the margin is m(p) = p (1 - f) - c,
-    c = sum_j D_j (p_j (1 - f) - g), and cash x_u(p) m(p) peaks where m = (1 - f) / (beta (1 -
-    x_u)): the logit monopolist's markup, solved by fixed-point iteration."""
+    c = sum_j D_j (p_j (1 - f) - k g), and cash x_u(p) m(p) peaks where m = (1 - f) / (beta (1 -
+    x_u)): the logit monopolist's markup, solved by fixed-point iteration.
+
+    k = 1 - movable_share: a token diverted from the standard and fast tiers leaves the GPU
+    fleet (g saved), but it also leaves the no-deal demand D0 - X that bounds the moved traffic
+    (docs/model.md V4.2: B = movable_share x max(0, D0 - X), X counting the diverted API
+    tokens), so where the contract has room for the moved traffic it takes movable_share x g of
+    moved traffic's saving with it."""
     v_u, v_s, v_f, d, eps, p_ref, p_s, p_f, f = 5e11, 5e12, 5e11, 0.5, 1.0, 180, 30, 60, 0.1
     m = v_u + (v_s + v_f) / d
     q_u, q_s, q_f = v_u / m, v_s / m, v_f / m
@@ -561,7 +634,8 @@ def logit_optimal_price(gpu_cost: float) -> float:
     e_s, e_f = q_s / q_0, q_f / q_0  # exp(alpha_j - beta p_j) at the bundled prices
     d_s, d_f = e_s / (1 + e_s + e_f), e_f / (1 + e_s + e_f)
     assert d_s + d_f == pytest.approx(d) and d_s / d_f == pytest.approx(10)
-    c = d_s * (p_s * (1 - f) - gpu_cost) + d_f * (p_f * (1 - f) - gpu_cost)
+    k = 1 - movable_share
+    c = d_s * (p_s * (1 - f) - k * gpu_cost) + d_f * (p_f * (1 - f) - k * gpu_cost)
     alpha_u = math.log(q_u / q_0) + beta * p_ref
 
     def x_u(p: float) -> float:
@@ -574,18 +648,35 @@ def logit_optimal_price(gpu_cost: float) -> float:
     return p
 
 
+# Issue 17, item 2's case: no ramp (the contract's MW from month 1, so capacity does not bind),
+# a GPU cost of 5 USD per 1M, and prices and GPU costs falling at one rate (docs/model.md V4.6:
+# API prices p_i x pi_t, GPU costs g x c_t; with pi_t = c_t every month's margin is pi_t times
+# month 1's, so the same price is best in every month and the optimum is month 1's by hand)
+PRICE_CASE = [
+    ("contract.ramp_months", "0"),
+    ("capacity.gpu_cost_per_mtok_usd", "5"),
+    ("market.price_decline_per_year", "0.4"),
+    ("hardware.gpu_cost_decline_per_year", "0.4"),
+]
+
+
 def test_the_ultrafast_price_has_an_interior_optimum_at_the_logit_markup(base, capsys):
     """Issue 17, item 2: `econ optimize tiers.ultrafast.price_per_mtok_usd --low 10 --high
-    10000` finds an interior optimum where capacity does not bind (no ramp: the contract's MW
-    from month 1), and raising the price past it lowers the NPV. The GPU cost is set to 5 USD
-    per 1M, so that every figure of the optimum is known by hand: p* = 193.016."""
-    sets = [("contract.ramp_months", "0"), ("capacity.gpu_cost_per_mtok_usd", "5")]
-    a = base.with_overrides(sets)
-    p_star = logit_optimal_price(5.0)
-    assert p_star == pytest.approx(193.016, abs=1e-3)
+    10000` finds an interior optimum where capacity does not bind, and raising the price past
+    it lowers the NPV. Every figure of the optimum is known by hand: p* = 193.016 where no
+    traffic moves (capacity.movable_share 0), 194.349 at the bundled movable share of 0.5."""
+    a = base.with_overrides(PRICE_CASE)
+    assert a.num("capacity.movable_share") == 0.5
+    p_star = logit_optimal_price(5.0, movable_share=0.5)
+    assert p_star == pytest.approx(194.349, abs=1e-3)
     o = D.optimize(a, "tiers.ultrafast.price_per_mtok_usd", low=10, high=10000, workers=1)
     assert o.on_bound is None and o.refined and not o.flat and 10 < o.value < 10000
     assert o.value == pytest.approx(p_star, rel=1e-6)
+    # without moved traffic the diverted tokens save the whole GPU cost: version 3's optimum
+    still = a.with_overrides([("capacity.movable_share", "0")])
+    assert logit_optimal_price(5.0) == pytest.approx(193.016, abs=1e-3)
+    o0 = D.optimize(still, "tiers.ultrafast.price_per_mtok_usd", low=10, high=10000, workers=1)
+    assert o0.on_bound is None and o0.value == pytest.approx(logit_optimal_price(5.0), rel=1e-6)
     # capacity does not bind: every month of the term the API gets all it wants, and the
     # peak-shaped loads leave MW free at the peak
     r = evaluate(a, {"tiers.ultrafast.price_per_mtok_usd": [o.value]})
@@ -599,10 +690,10 @@ def test_the_ultrafast_price_has_an_interior_optimum_at_the_logit_markup(base, c
     assert np.all(np.diff(npv) < 0)
     assert npv[0] == pytest.approx(o.best, rel=1e-9)
     args = ["optimize", "tiers.ultrafast.price_per_mtok_usd", "--low", "10", "--high", "10000"]
-    sets_cli = [x for k, v in sets for x in ("--set", f"{k}={v}")]
+    sets_cli = [x for k, v in PRICE_CASE for x in ("--set", f"{k}={v}")]
     code, out, err = run([*args, *sets_cli, "--data", str(DATA), "--workers", "1"], capsys)
     assert code == 0, err
-    assert "NPV is highest at tiers.ultrafast.price_per_mtok_usd = $193.02 per 1M" in out
+    assert "NPV is highest at tiers.ultrafast.price_per_mtok_usd = $194.35 per 1M" in out
     assert "sits on" not in out and "still improving" not in out
 
 
@@ -614,16 +705,25 @@ def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
     assert size_at_rate(base)["best_mw"] < 1000
     o = D.optimize(base, "contract.mw", low=1000, high=1500, workers=1)
     assert o.on_bound == "low" and o.value == 1000 and not o.refined
-    # holding the value, more MW for the same money never lower the NPV (docs/model.md section 0.2): the
-    # upper end
+    # holding the value, more MW for the same money never lower the NPV (docs/model.md section
+    # 0.2): the NPV over 375-1,500 MW never falls, and the upper end is as good as the optimum.
+    # Once the contract carries every use the model prices (moved traffic is bounded by the
+    # served model's demand, V4.2), more MW add nothing: the curve is flat up to the upper end,
+    # and the optimum is where it flattens (any value there is as good), not on a bound.
     o = D.optimize(base, "contract.mw", hold="value", workers=1)
-    assert o.on_bound == "high" and o.value == 1500 and not o.refined
+    curve = o.curve["npv_usd"].to_numpy()
+    assert np.all(np.diff(curve) >= -1e-6 * np.abs(curve[:-1]))
+    top = npv_at(base, contract__mw=1500, contract__value_usd=10e9)
+    assert o.best == pytest.approx(top, rel=1e-12) and curve[-1] == pytest.approx(top, rel=1e-12)
+    assert o.best > o.base_metric and 750 < o.value <= 1500 and not o.flat
+    assert o.on_bound in (None, "high")
     args = ["optimize", "contract.mw", "--low", "1000", "--data", str(DATA), "--workers", "1"]
     code, out, _ = run(args, capsys)
     assert code == 0 and "sits on the lower end of the range" in out
     args = ["optimize", "contract.mw", "--hold", "value", "--data", str(DATA), "--workers", "1"]
     code, out, _ = run(args, capsys)
-    assert code == 0 and "sits on the upper end of the range" in out
+    assert code == 0 and f"NPV is highest at contract.mw = {o.value:,.1f} MW" in out
+    assert "sits on the lower end" not in out
     code, out, _ = run(["optimize", "agent.ttft_s", "--data", str(DATA), "--workers", "1"], capsys)
     assert code == 1 and "No answer: the payback model does not read agent.ttft_s" in out
     o = D.optimize(base, "contract.term_months", metric="payback", workers=1)
@@ -685,10 +785,22 @@ def test_optimize_and_goal_seek_on_the_size_hold_the_rate(base):
     at_rate = goal_seek_key(base, "contract.mw").value
     npv = npv_at(base, contract__mw=at_rate, contract__value_usd=RATE * at_rate * 30)
     assert abs(npv) < 1e3  # USD, against NPVs of billions
-    at_value = goal_seek_key(base, "contract.mw", hold="value").value
-    assert abs(npv_at(base, contract__mw=at_value, contract__value_usd=10e9)) < 1e3
-    # two questions, two answers: at the rate a larger contract loses, at the value a smaller
-    assert at_rate > 750 > at_value
+    # at the rate the NPV is positive at its best size and falls below zero before 750 MW: the
+    # root lies between the two
+    from econ.headline import size_at_rate
+
+    best = size_at_rate(base)
+    assert best["best_npv_usd"] > 0 > npv_at(base, contract__mw=750, contract__value_usd=10e9)
+    assert best["best_mw"] < at_rate < 750
+    # holding the value (10e9 USD whatever the size) the NPV never falls with the MW (section
+    # 0.2), and at the top of goal seek's range (10 x 750 MW) it is still below zero: no size
+    # brings it to zero, and goal seek says so rather than giving a value
+    held = goal_seek_key(base, "contract.mw", hold="value")
+    lo, hi = held.bracket
+    assert (lo, hi) == (75, 7500)
+    assert npv_at(base, contract__mw=hi, contract__value_usd=10e9) < 0
+    assert held.value is None and not held.reached and held.side == "below"
+    assert "brings NPV to zero: it stays below zero" in held.message
 
 
 def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
@@ -727,19 +839,25 @@ def test_the_summary_names_the_npv_maximising_size_at_the_rate(base, capsys):
 def test_the_reported_terms_deliver_250_mw_a_year(base):
     """The reported_terms scenario: 20e9 USD for 750 MW over 36 months, delivered in tranches
     of 250 MW every 12 months from month 1. By hand: 250 MW in months 1-12, 500 in 13-24, 750
-    in 25-36, none after; 12 x (250 + 500 + 750) = 18,000 MW-months, paid as delivered at
-    20e9 / 18,000 = 1,111,111.11 USD per MW-month; the contract's rate 20e9 / (750 x 36)
-    = 740,740.74 USD per MW-month."""
+    in 25-36, none after; 12 x (250 + 500 + 750) = 18,000 MW-months. The scenario's payment is
+    take-or-pay (docs/model.md V4.5: the rent is owed in full), so the rent is flat, 20e9 / 36
+    = 555,555,555.56 USD a month over the term (section 4.1); paid as delivered instead it is
+    20e9 / 18,000 = 1,111,111.11 USD per MW-month online. The contract's rate is 20e9 / (750 x
+    36) = 740,740.74 USD per MW-month either way."""
     from econ.headline import headline
 
     a = base.with_scenario("reported_terms")
     assert (a["contract.tranche_mw"], a["contract.tranche_months"]) == (250, 12)
+    assert a.values["contract.payment"] == "take_or_pay"
     r = evaluate(a)
     t = np.arange(1, 67)
     want = np.select([t <= 12, t <= 24, t <= 36], [250.0, 500.0, 750.0], 0.0)
     np.testing.assert_array_equal(r.mw_online[0], want)
-    np.testing.assert_allclose(r.rent[0], want * 20e9 / 18_000, rtol=1e-12)
+    np.testing.assert_allclose(r.rent[0], np.where(t <= 36, 20e9 / 36, 0.0), rtol=1e-12)
     assert float(r.rent[0].sum()) == pytest.approx(20e9, rel=1e-12)
+    delivered = evaluate(a.with_overrides([("contract.payment", "pay_as_delivered")]))
+    np.testing.assert_allclose(delivered.rent[0], want * 20e9 / 18_000, rtol=1e-12)
+    assert float(delivered.rent[0].sum()) == pytest.approx(20e9, rel=1e-12)
     h = headline(a)
     assert h["contract_rate_usd_per_mw_month"] == pytest.approx(20e9 / (750 * 36), rel=1e-12)
     for row in rows_of("reported_terms"):
@@ -747,23 +865,36 @@ def test_the_reported_terms_deliver_250_mw_a_year(base):
 
 
 def test_platforms_buy_b300_at_its_hourly_rent_under_tranches(base):
-    """At its hourly rent a B300 MW-month costs 1,281,578.95 USD; the budget buys the MW X
-    whose delivered MW-months (the same tranches of 250 MW a year) cost the budget:
-    20e9 = 1,281,578.95 x (12 x 250 + 12 x 500 + 12 X) gives X = 550.48 MW. (Without
-    tranches this reading is the one test_platform_mw_of_b300_... checks: 421.78 MW.)"""
+    """At its hourly rent a B300 MW-month costs 1,268,763.16 USD; the budget buys the MW X whose
+    delivered MW-months (the same tranches of 250 MW a year) cost what the budget does, in
+    present value. Paid as delivered the rent follows the MW, so the nominal MW-months match:
+    20e9 = 1,268,763.16 x (12 x 250 + 12 x 500 + 12 X) gives X = 563.62 MW. Take-or-pay (the
+    scenario's payment) owes 20e9 / 36 in each of the 36 months whatever is delivered:
+    20e9 / 36 x sum_1^36 d_t = 1,268,763.16 x (250 sum_1^12 d_t + 500 sum_13^24 d_t + X
+    sum_25^36 d_t), d_t = 1.1^(-t / 12). (Without tranches this reading is the one
+    test_platform_mw_of_b300_... checks: 426.04 MW.)"""
     a = base.with_scenario("reported_terms")
-    per_mw_month = 4.0 * 730.5 * 1000 / (1.9 * 1.2)
-    x = (20e9 / per_mw_month - 12 * 250 - 12 * 500) / 12
-    assert x == pytest.approx(550.48, abs=0.01)
+    delivered = a.with_overrides([("contract.payment", "pay_as_delivered")])
+    x = (20e9 / B300_PER_MW_MONTH - 12 * 250 - 12 * 500) / 12
+    assert x == pytest.approx(563.62, abs=0.01)
+    assert D.platform_mw(delivered, "b300", 20e9) == pytest.approx(x, rel=1e-9)
+    d = [1.1 ** (-t / 12) for t in range(1, 37)]
+    s1, s2, s3 = sum(d[:12]), sum(d[12:24]), sum(d[24:])
+    x = (20e9 / 36 * sum(d) / B300_PER_MW_MONTH - 250 * s1 - 500 * s2) / s3
+    assert x == pytest.approx(596.86, abs=0.01)
     assert D.platform_mw(a, "b300", 20e9) == pytest.approx(x, rel=1e-9)
 
 
 def test_platforms_stop_at_what_the_tranches_deliver(base):
-    """40e9 USD at the B300's 1,281,578.95 USD per MW-month pays 31,212 MW-months; the tranches
+    """40e9 USD at the B300's 1,268,763.16 USD per MW-month pays 31,527 MW-months; the tranches
     deliver at most 12 x (250 + 500 + 750) = 18,000 in the 36-month term (750 MW from month 25
-    on), so the B300 row stops at 750 MW and says so."""
+    on), so the B300 row stops at 750 MW and says so. In present value, as take-or-pay reads
+    it: 40e9 / 36 a month is worth 34.7e9 USD, 750 MW on the tranches cost 19.2e9."""
     a = base.with_scenario("reported_terms")
-    assert 40e9 / (4.0 * 730.5 * 1000 / (1.9 * 1.2)) > 18_000
+    assert 40e9 / B300_PER_MW_MONTH > 18_000
+    d = [1.1 ** (-t / 12) for t in range(1, 37)]
+    most = B300_PER_MW_MONTH * (250 * sum(d[:12]) + 500 * sum(d[12:24]) + 750 * sum(d[24:]))
+    assert 40e9 / 36 * sum(d) > most
     assert D.platform_mw(a, "b300", 40e9) == 750.0
     row = D.PlatformRow(a, 40e9)("b300")
     assert row["mw"] == 750.0 and "more than the tranches deliver (750 MW" in row["note"]
