@@ -329,7 +329,10 @@ def _finite(name: str, value: object) -> float:
 
 
 def _is_flag(key: str) -> bool:
-    """Whether a key is a 0/1 flag (the one kind of key a boolean may give)."""
+    """Whether a key is a 0/1 flag (the one kind of key a boolean may give); a retired key is
+    refused first, naming its replacement, whatever the value's type."""
+    if key in _assumptions.RETIRED:
+        raise AssumptionError(_assumptions.unknown_key_message(key, ()))
     rule = rule_for(key)
     return rule is not None and rule.kind == "integer" and (rule.low, rule.high) == (0, 1)
 

@@ -310,9 +310,21 @@ def test_the_api_refuses_naming_the_argument(base, make, is_type, message):
 def test_a_boolean_sets_a_flag(base):
     a = econ.load(DATA, set={"finance.terminal_value": False})
     assert a["finance.terminal_value"] == 0
-    e = econ.evaluate(base, {"contract.pay_as_delivered": [True, False]})
-    column = next(c for c in e.metrics.columns if c.startswith("contract.pay_as_delivered"))
+    e = econ.evaluate(base, {"free.served": [True, False]})
+    column = next(c for c in e.metrics.columns if c.startswith("free.served"))
     assert e.metrics[column].tolist() == [1.0, 0.0]
+
+
+def test_a_boolean_for_a_retired_flag_is_refused_naming_its_replacement(base):
+    # contract.pay_as_delivered was a 0/1 flag until version 4 (now contract.payment)
+    key = "contract.pay_as_delivered"
+    said = rf"'{key}' was retired in version 4; use contract\.payment \(pay_as_delivered or take_or_pay\)"
+    with pytest.raises(AssumptionError, match=said):
+        econ.evaluate(base, {key: [True, False]})
+    with pytest.raises(AssumptionError, match=said):
+        econ.evaluate(base, {key: True})
+    with pytest.raises(AssumptionError, match=said):
+        econ.load(DATA, set={key: True})
 
 
 def test_set_takes_pairs_and_key_value_texts():
