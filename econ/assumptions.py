@@ -215,7 +215,9 @@ SCALARS: dict[str, Rule] = {
     "hardware.gpu_cost_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
     "model.succession_months": _pos("months", HORIZON_MAX_MONTHS),
     "model.successor_params_multiple": Rule(
-        "x", low=1, high=1,
+        "x",
+        low=1,
+        high=1,
         note="successors of another size, MODEL.md V4.6's scenario successor_2x, are not built: "
         "docs/model.md V4.6",
     ),  # fmt: skip
@@ -1214,7 +1216,11 @@ def load(data_dir: str | Path | None = None) -> Assumptions:
                 raise AssumptionError(
                     f"{path} row {n}, column id: {rid!r} is not a row the model knows; "
                     f"expected the rows {', '.join(spec.required_rows)}"
-                    + (f" (and optionally {', '.join(spec.optional_rows)})" if spec.optional_rows else "")
+                    + (
+                        f" (and optionally {', '.join(spec.optional_rows)})"
+                        if spec.optional_rows
+                        else ""
+                    )
                     + " (the model's equations give each a fixed role)"
                 )
             _require_source(r, where)

@@ -115,8 +115,7 @@ def served_model(a: Assumptions, r: Results) -> dict[str, Any]:
         },
         "above_margin_bound": {
             i: float(getattr(r, f"gpu_cost_{i}")[0])
-            > (1 - a.num("finance.api_gross_margin"))
-            * a.num(f"tiers.{i}.price_per_mtok_usd")
+            > (1 - a.num("finance.api_gross_margin")) * a.num(f"tiers.{i}.price_per_mtok_usd")
             for i in ("standard", "fast")
         },
         # the one clamp that remains: a token's value at most its list price
@@ -458,7 +457,10 @@ def worth_sections(a: Assumptions, r: Results) -> dict[str, Any]:
         "npv_no_decline_usd": float(
             evaluate(
                 a.with_overrides(
-                    [("market.price_decline_per_year", "0"), ("hardware.gpu_cost_decline_per_year", "0")]
+                    [
+                        ("market.price_decline_per_year", "0"),
+                        ("hardware.gpu_cost_decline_per_year", "0"),
+                    ]
                 ),
                 detail=False,
             ).npv[0]

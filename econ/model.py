@@ -984,7 +984,16 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
     backfill = ado.backfill_peak + ado.backfill_flexible + ado.free_moved
     moved = backfill + adopter_tokens / phi_u + diverted
     return Revenue(
-        d_pro, sub, api, api_gpu, subscriber, adopter_tokens, backfill, moved, added, gpu,
+        d_pro,
+        sub,
+        api,
+        api_gpu,
+        subscriber,
+        adopter_tokens,
+        backfill,
+        moved,
+        added,
+        gpu,
         moved_usd,
     )
 
@@ -1192,7 +1201,9 @@ class Results:
     )
     moved_flexible_cap_tokens: Array = _f("tokens/month", "(N, H)", "flexible part of B_t")
     cash_flow: Array = _f(
-        "USD", "(N, H)", "cash only: (sub_t + api_t)(1 - variable costs) - R_t (no GPU cost avoided)"
+        "USD",
+        "(N, H)",
+        "cash only: (sub_t + api_t)(1 - variable costs) - R_t (no GPU cost avoided)",
     )
     cumulative_cash_only: Array = _f("USD", "(N, H)", "cumulative cash only")
     cash_payback_months: Array = _f(

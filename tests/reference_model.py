@@ -843,7 +843,9 @@ def _mw_and_rent(v: dict) -> tuple[int, list[float], list[float]]:
     delivered = _num(v, "contract.delivered_share")
     payment = str(v["contract.payment"])
     if payment not in ("pay_as_delivered", "take_or_pay"):
-        raise DataError(f"contract.payment must be pay_as_delivered or take_or_pay, not {payment!r}")
+        raise DataError(
+            f"contract.payment must be pay_as_delivered or take_or_pay, not {payment!r}"
+        )
     if payment == "pay_as_delivered":
         total = sum(mws)
         # V4.5: the rent follows the MW delivered, delivered_share of the schedule;
@@ -1151,7 +1153,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     # V4.7: an adopter sends a share q of queries at ultrafast, the rest at standard
     q_share = f("usage.ultrafast_query_share")
     phi_mix = q_share * phi_u + (1 - q_share) * phi_s
-    burn = (q_share * phi_u * mult["ultrafast"] + (1 - q_share) * phi_s * mult["standard"]) / phi_mix
+    burn = (
+        q_share * phi_u * mult["ultrafast"] + (1 - q_share) * phi_s * mult["standard"]
+    ) / phi_mix
     u_share = q_share * phi_u / phi_mix
     lift_weight = f("conversion.voluntary_cap_hit_weight")
     a_f = f("tiers.fast.adoption")
@@ -1186,6 +1190,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
 
     # the standard tier's demand (never capped differently by the deal): W_t first
     e_of = [keep ** ((t - 1) / 12) for t in range(1, H + 1)]
+
     def pro_mix(pro: tuple[float, float], low: tuple[float, float]) -> tuple[float, float]:
         """V4.7: the Pro stock's (SF, w) mixed over the two Pro tiers."""
         return tuple((1 - low_share) * a_ + low_share * b_ for a_, b_ in zip(pro, low, strict=True))

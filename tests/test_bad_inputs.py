@@ -941,7 +941,7 @@ KEYS = [
     Case(
         "payment-flat",
         validate(),
-        rf'assumptions\.csv row {row_of(A, "contract.payment")} \(contract\.payment\), column '
+        rf"assumptions\.csv row {row_of(A, 'contract.payment')} \(contract\.payment\), column "
         r'value: "flat"; expected one of pay_as_delivered, take_or_pay',
         cell("assumptions.csv", "contract.payment", "value", "flat"),
     ),
@@ -975,7 +975,7 @@ KEYS = [
     Case(
         "capacity-basis-fast",
         validate(),
-        rf'assumptions\.csv row {row_of(A, "capacity.basis")} \(capacity\.basis\), column '
+        rf"assumptions\.csv row {row_of(A, 'capacity.basis')} \(capacity\.basis\), column "
         r'value: "fast"; expected one of data, transferred, physics',
         cell("assumptions.csv", "capacity.basis", "value", "fast"),
     ),
@@ -992,7 +992,7 @@ KEYS = [
     Case(
         "capacity-basis-wrong-unit",
         validate(),
-        rf'assumptions\.csv row {row_of(A, "capacity.basis")} \(capacity\.basis\), column '
+        rf"assumptions\.csv row {row_of(A, 'capacity.basis')} \(capacity\.basis\), column "
         r'unit: "id"; expected "data/transferred/physics"',
         cell("assumptions.csv", "capacity.basis", "unit", "id"),
     ),

@@ -127,7 +127,9 @@ def test_tiny_case_equals_the_figures_worked_by_hand(tiny):
     np.testing.assert_allclose(r.mw_backfill_flexible[0], 0, **close)
     used = [h["y_api"][t] + h["y_sub"][t] + h["y_peak"][t] for t in range(3)]
     np.testing.assert_allclose(r.mw_idle[0], [h["mw"][t] - used[t] for t in range(3)], **close)
-    np.testing.assert_allclose(r.utilization[0, :2], [used[t] / h["mw"][t] for t in range(2)], **close)
+    np.testing.assert_allclose(
+        r.utilization[0, :2], [used[t] / h["mw"][t] for t in range(2)], **close
+    )
     assert np.isnan(r.utilization[0, 2])  # no MW online after the term
     np.testing.assert_allclose(r.ultrafast_adoption[0], [0.1, 0.1, 0.0], **close)
     np.testing.assert_allclose(r.plus_cap_hit[0], [h["h"], h["h"], h["sf"]], **close)
@@ -305,7 +307,9 @@ def test_pay_as_delivered_rent_follows_the_ramp_and_sums_to_the_contract(base):
     assert part.rent[0].sum() == pytest.approx(6e9, rel=1e-12)
     np.testing.assert_allclose(part.mw_online[0, 29], 450, rtol=1e-12)
     owed = evaluate(
-        base.with_overrides([("contract.delivered_share", "0.6"), ("contract.payment", "take_or_pay")])
+        base.with_overrides(
+            [("contract.delivered_share", "0.6"), ("contract.payment", "take_or_pay")]
+        )
     )
     assert owed.rent[0].sum() == pytest.approx(10e9, rel=1e-12)
 
@@ -350,15 +354,15 @@ def test_moved_traffic_fills_the_peak_room_and_flexible_work_the_average_room(ba
         batch_carried = np.minimum(flex_cap, carried - traffic)
         r = evaluate(base.with_overrides(over))
         np.testing.assert_allclose(r.moved_demand_cap_tokens[0, :30], cap, rtol=1e-12)
-        np.testing.assert_allclose(
-            r.backfill_tokens[0, :30], traffic + batch_carried, rtol=1e-12
-        )
+        np.testing.assert_allclose(r.backfill_tokens[0, :30], traffic + batch_carried, rtol=1e-12)
         assert np.all(r.backfill_tokens[0, 30:] == 0)
     # the served model's own demand is far below the contract's capacity: moved standard
     # traffic alone fills a sliver of the peak; batch work of 1e16 tokens fills the rest
     r = evaluate(base.with_overrides(quiet))
     assert np.all(r.utilization[0, 23:30] < 0.02)  # at full ramp
-    r = evaluate(base.with_overrides([*quiet, ("capacity.internal_batch_tokens_per_month", "1e16")]))
+    r = evaluate(
+        base.with_overrides([*quiet, ("capacity.internal_batch_tokens_per_month", "1e16")])
+    )
     np.testing.assert_allclose(r.utilization[0, :30], 1.0, rtol=1e-12)
 
 

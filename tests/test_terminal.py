@@ -163,7 +163,7 @@ COMMANDS = [
     ["sensitivity", "grid"],
     ["sensitivity", "montecarlo", "--samples", "2000"],
     ["sensitivity", "sobol", "--samples", "64"],
-    ["goal-seek", "capacity.backfill_tokens_per_month"],
+    ["goal-seek", "hardware.b300.rent_usd_per_hour", "--high", "40"],
     ["goal-seek", "api.ultrafast_tokens_per_month", "--target", "payback"],
     ["platforms", "--workers", "1"],
     ["sweep", "contract.mw", "--points", "5", "--workers", "1"],
@@ -249,8 +249,10 @@ def test_a_narrow_terminal_keeps_the_column_that_answers(capsys, monkeypatch):
     lines = out.splitlines()
     head = next(x for x in lines if x.startswith("platform"))
     assert "verdict" in head and "rent" in lines[lines.index(head) - 1] + head
-    row = next(x for x in lines if x.startswith("b300") and "ultrafast" in x)
-    assert "above the ceiling" in row
+    at = next(i for i, x in enumerate(lines) if x.startswith("b300") and "ultrafast" in x)
+    # the verdict may wrap within its column onto the row's next line
+    row, after = lines[at], lines[at + 1].split()
+    assert "above the ceiling" in row or ("above the" in row and after[:1] == ["ceiling"])
     _, out, err = run(["sensitivity", "montecarlo", "--samples", "2000"], capsys, 80, monkeypatch)
     lines = out.splitlines()
     head = next(x for x in lines if x.startswith("output"))
@@ -259,33 +261,34 @@ def test_a_narrow_terminal_keeps_the_column_that_answers(capsys, monkeypatch):
     assert float(irr.split("]")[1].split()[0].rstrip("%")) > 50  # undefined in most samples
     assert "P10" in err  # the less telling percentiles went first, and stderr says so
     _, out, _ = run(["sensitivity", "breakeven"], capsys, 80, monkeypatch)
-    assert "why none" in out and "NPV stays above zero (" in " ".join(out.split())
+    assert "why none" in out and "NPV stays below zero (" in " ".join(out.split())
     _, out, _ = run(["sensitivity", "tornado"], capsys, 80, monkeypatch)
     lines = out.splitlines()
     assert any(x.startswith("key ") and x.rstrip().endswith("swing") for x in lines)
     assert not any(x.startswith("key: ") for x in lines)  # rows, not records
-    assert len(lines) < 100
+    rows = [x for x in lines if x[:1].isalpha() and "." in x.split()[0]]  # a key starts a row
+    assert rows and len(lines) <= 3 * len(rows) + 10  # a key wraps onto three lines at most
 
 
 def test_no_answer_reads_as_one_and_exits_1(capsys, monkeypatch):
     """The README's goal seek: no value of the API volume makes payback equal the term, since
-    the deal never goes cash-negative; said in words, status 1. Optimize on the contract's
-    size names the contract's value at that size."""
+    no value pays back within the horizon; said in words, status 1. Optimize on the
+    contract's size names the contract's value at that size."""
     args = ["goal-seek", "api.ultrafast_tokens_per_month", "--target", "payback"]
     code, out, _ = run(args, capsys, 120, monkeypatch)
     prose = " ".join(out.split())
     assert code == 1
     assert prose.startswith(
         "No answer: no value of api.ultrafast_tokens_per_month from 100.00B to 2.50T makes "
-        "payback equal the 30-month term: the deal never goes cash-negative at any value"
+        "payback equal the 30-month term: no value pays back within the 60-month horizon"
     )
     assert "-30" not in prose
     code, out, _ = run([*args, "--json"], capsys)
     assert code == 1 and json.loads(out)["reached"] is False
     code, out, _ = run(
-        ["goal-seek", "capacity.backfill_tokens_per_month"], capsys, 120, monkeypatch
+        ["goal-seek", "hardware.b300.rent_usd_per_hour", "--high", "40"], capsys, 120, monkeypatch
     )
-    assert code == 0 and out.startswith("NPV is zero at capacity.backfill_tokens_per_month = ")
+    assert code == 0 and out.startswith("NPV is zero at hardware.b300.rent_usd_per_hour = $")
     args = ["optimize", "contract.mw", "--workers", "1"]
     code, out, _ = run(args, capsys, 120, monkeypatch)
     doc = _json(args, capsys)
@@ -563,7 +566,11 @@ def test_each_figure_has_one_name_in_json_csv_and_api_frames(tmp_path, capsys):
     # the metrics: a column whose value is a JSON figure's is named as that figure
     metrics = ev.metrics.iloc[0]
     scalars = {
-        k: v for k, v in h.items() if isinstance(v, float) and v not in (0.0,) and np.isfinite(v)
+        # 0 and 1 are too common to tell a second name from a coincidence (a served multiplier
+        # of 1 and a delivered share of 1 are two figures)
+        k: v
+        for k, v in h.items()
+        if isinstance(v, float) and v not in (0.0, 1.0) and np.isfinite(v)
     }
     for c, x in metrics.items():
         twins = [k for k, v in scalars.items() if np.isclose(v, x, rtol=1e-12)]
@@ -714,13 +721,6 @@ def test_one_name_per_figure_on_every_surface(capsys, tmp_path, workbook_texts):
         assert words in mc_sheet, words
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the workbook's sheet modules take the version-4 words with the model's rewrite: "
-    "Payback's bridge names the API's cash 'Ultrafast API premium' and the terminal value's "
-    "present value 'Terminal value of the Pro tail'; Annual 'Ultrafast API, net of revenue "
-    "taken from other tiers'",
-)
 def test_the_workbook_s_bridge_uses_the_one_name(workbook_texts):
     from econ.names import FIGURES
 
@@ -736,7 +736,10 @@ def test_the_api_s_frames_display_formatted_their_values_raw():
     m = ev.metrics
     text = m.econ.formatted()
     assert text.loc[0, "npv_usd"] == t.money(m.loc[0, "npv_usd"])
-    assert text.loc[0, "payback_months"] == "never <0"
+    assert text.loc[0, "payback_months"] == "none"  # the bundled deal does not pay back
+    cheap = econ.evaluate(a, {"contract.value_usd": 1e9}).metrics  # never negative: month 0
+    assert cheap.loc[0, "payback_months"] == 0
+    assert cheap.econ.formatted().loc[0, "payback_months"] == "never <0"
     assert m["npv_usd"].dtype.kind == "f"  # the frame itself is unchanged
     html = econ.style(m).to_html()
     assert t.money(m.loc[0, "npv_usd"]) in html and "e+09" not in html
@@ -745,4 +748,7 @@ def test_the_api_s_frames_display_formatted_their_values_raw():
     shown = tor.econ.formatted()
     assert shown.loc[row, "base"] == "$10.00B" and shown.loc[row, "swing"].startswith("$")
     assert "$10.00B" in tor.econ.style().to_html()
-    assert econ.goal_seek(a, "capacity.backfill_tokens_per_month").message.endswith("T")
+    found = econ.goal_seek(a, "hardware.b300.rent_usd_per_hour", low=1, high=40)
+    assert (
+        found.message == f"NPV is zero at hardware.b300.rent_usd_per_hour = {t.money(found.value)}"
+    )

@@ -15,7 +15,9 @@ NOTHING_SERVED = [
     "tiers.fast.adoption=0",
     "tiers.ultrafast.adoption=0",
     "api.ultrafast_tokens_per_month=0",
-    "capacity.backfill_tokens_per_month=0",
+    "capacity.movable_share=0",  # no standard traffic moved (section V4.2)
+    "capacity.internal_batch_tokens_per_month=0",
+    "free.served=0",
 ]
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
 

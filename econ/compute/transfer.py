@@ -170,8 +170,6 @@ def realisation(a: Assumptions, plat: str) -> Realisation:
         for m in pts:
             groups.setdefault(m.x, []).append(m.ratio)
         xs = sorted(groups)
-        return Realisation(
-            tuple(xs), tuple(float(np.exp(np.mean(np.log(groups[x])))) for x in xs)
-        )
+        return Realisation(tuple(xs), tuple(float(np.exp(np.mean(np.log(groups[x])))) for x in xs))
 
     return cached(a, "realisation", plat, compute)

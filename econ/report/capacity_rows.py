@@ -361,8 +361,10 @@ P = "model_"  # the served model's inputs (models.csv through the model.* keys)
 # the precision rule of physics.precision_tflops: the published 16-, 8- and 4-bit figures at
 # 2, 1 and 0.5 bytes a parameter (8 and 4 bits blank: twice the next wider), log-linear in
 # between, 1 / bytes outside
-TFLOPS = ("IF(phys_z<=0,phys_t8*(phys_t4/phys_t8)^(-phys_z),phys_t8*(cap_tflops/phys_t8)^phys_z)"
-          f"*2^(phys_z-LOG({P}bytes_per_param,2))")
+TFLOPS = (
+    "IF(phys_z<=0,phys_t8*(phys_t4/phys_t8)^(-phys_z),phys_t8*(cap_tflops/phys_t8)^phys_z)"
+    f"*2^(phys_z-LOG({P}bytes_per_param,2))"
+)
 
 # fmt: off
 PHYSICS = (  # name, label, unit, format, formula

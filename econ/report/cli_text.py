@@ -344,7 +344,8 @@ def _voi(res: dict, show_all: bool) -> tuple[tuple[str, list[str]], int]:
     )
     if shown.empty:
         return (
-            t.wrap(title) + "\nNo single input, known alone, would change the decision.",
+            t.wrap(title)
+            + "\nNo single input, known alone, would change the decision (every EVPPI is zero).",
             [],
         ), len(ev)
     text, dropped = t.table(shown, cols, title)

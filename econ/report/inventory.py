@@ -23,6 +23,8 @@ SERVED_MODEL = re.compile(
     r"|tiers\.[a-z_]+\.tokens_per_s"
     r"|hardware\.(?!gpu_cost_decline_per_year$)(?![a-z0-9_]+\.(frontier_scale|rent_usd_per_hour)$).*)$"
 )
+
+
 def moves_served_model(key: str) -> bool:
     """Whether econ's served model (values of the run on Capacity) depends on the key."""
     return SERVED_MODEL.match(key) is not None

@@ -287,8 +287,10 @@ def breakeven_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]
     for key, b in h["breakevens"].items():
         base = b["base"]
         if b["value"] is None:
-            parts.append(f"{key} none in {key_value(key, b['searched'][0])} to "
-                f"{key_value(key, b['searched'][1])}")
+            parts.append(
+                f"{key} none in {key_value(key, b['searched'][0])} to "
+                f"{key_value(key, b['searched'][1])}"
+            )
             continue
         lo, hi = ranges.get(key, (None, None))
         crosses = lo is not None and lo <= b["value"] <= hi
@@ -310,9 +312,7 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
     crossing = [
         k
         for k, b in h["breakevens"].items()
-        if b["value"] is not None
-        and k in ranges
-        and ranges[k][0] <= b["value"] <= ranges[k][1]
+        if b["value"] is not None and k in ranges and ranges[k][0] <= b["value"] <= ranges[k][1]
     ]
     g = h["fleet_plan_grid"]
     line = [
@@ -320,8 +320,14 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
         for c in g["breakeven_line"]
         if c["capacity.movable_share"] is not None
     ]
-    none = [c["fleet.avoidable_share"] for c in g["breakeven_line"] if c["capacity.movable_share"] is None]
-    cells = {(c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]}
+    none = [
+        c["fleet.avoidable_share"]
+        for c in g["breakeven_line"]
+        if c["capacity.movable_share"] is None
+    ]
+    cells = {
+        (c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]
+    }
     side = {}
     for x in none:
         row = [cells[(x, m)] for m in g["movable_share"]]
@@ -338,8 +344,7 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
         "move, capacity.movable_share): NPV = 0 at "
         + ("; ".join(line) if line else "no grid row")
         + (
-            "; the NPV stays "
-            + ", ".join(f"{side[x]} zero at a {number(x)}" for x in none)
+            "; the NPV stays " + ", ".join(f"{side[x]} zero at a {number(x)}" for x in none)
             if none
             else ""
         )
@@ -351,7 +356,9 @@ def grid_table(h: dict[str, Any]) -> list[str]:
     """The fleet-plan grid as a compact table: NPV [$B] by avoidable share (rows) and movable
     share (columns)."""
     g = h["fleet_plan_grid"]
-    cells = {(c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]}
+    cells = {
+        (c["fleet.avoidable_share"], c["capacity.movable_share"]): c["npv_usd"] for c in g["cells"]
+    }
     head = "  NPV $B    movable " + "".join(f"{m:>7.1f}" for m in g["movable_share"])
     rows = [head]
     for x in g["avoidable_share"]:
@@ -407,7 +414,11 @@ def gpu_value_sentence(h: dict[str, Any]) -> str:
             else ""
         )
         + f" and the margin bound {money(an['margin_bound'])} (a check, not a clamp)"
-        + (" (the value is clamped at the list price)" if sm["gpu_cost_clamped_at_list_price"] else "")
+        + (
+            " (the value is clamped at the list price)"
+            if sm["gpu_cost_clamped_at_list_price"]
+            else ""
+        )
         + "."
     )
 
@@ -459,7 +470,7 @@ def text(h: dict[str, Any]) -> str:
         )
     )
     first = [verdict(h, usd), rests_on(h, usd), breakeven_sentence(h, ranges)]
-    wrong = [wrong_sentence(h, ranges), *grid_table(h)]
+    wrong = [wrong_sentence(h, ranges)]
     terms = terms_sentence(h, usd)
     irr = h["irr_annual"]
     tv_pv = h.get("terminal_value_pv_usd", h["npv_usd"] - h["npv_without_terminal_value_usd"])
@@ -533,6 +544,7 @@ def text(h: dict[str, Any]) -> str:
         [title],
         first,
         wrong,
+        grid_table(h),  # a table of its own under the sentence that reads it
         *([[terms]] if terms else []),
         figures,
         value,
@@ -540,7 +552,30 @@ def text(h: dict[str, Any]) -> str:
         v3_sentences(h, usd),
         rest,
     ]
-    return one_unit("\n\n".join("\n".join(p) for p in paragraphs))
+    return one_unit("\n\n".join("\n".join(p) for p in _short(paragraphs)))
+
+
+# a paragraph's sentences are packed up to this many characters (about eight lines of 80)
+PARAGRAPH_CHARS = 640
+
+
+def _short(paragraphs: list[list[str]]) -> list[list[str]]:
+    """Each paragraph of sentences cut into paragraphs of at most PARAGRAPH_CHARS characters
+    (a longer sentence stands alone); a table (lines indented by two spaces) stays whole."""
+    out: list[list[str]] = []
+    for p in paragraphs:
+        if any(x.startswith("  ") for x in p):
+            out.append(p)
+            continue
+        group: list[str] = []
+        for x in p:
+            if group and sum(len(y) + 1 for y in group) + len(x) > PARAGRAPH_CHARS:
+                out.append(group)
+                group = []
+            group.append(x)
+        if group:
+            out.append(group)
+    return out
 
 
 def markdown(
