@@ -224,14 +224,30 @@ def _key_of(speed, model: ServedModel, chip: Chip, pue, k_cap) -> tuple | None:
     """(the inputs of a one-scenario envelope as a tuple of floats, the shape of its results);
     None where any input holds more than one scenario."""
     vals = [speed, pue, np.nan if k_cap is None else k_cap]
-    vals += [getattr(model, f.name) for f in fields(ServedModel)]
-    vals += [getattr(chip, f.name) for f in fields(Chip)]
+    vals += [getattr(model, name) for name in _fields(ServedModel)]
+    vals += [getattr(chip, name) for name in _fields(Chip)]
     out = []
+    shapes = []
     for v in vals:
-        if np.size(v) != 1:
+        if isinstance(v, float | int):
+            out.append(float(v))
+            continue
+        v = np.asarray(v, float)
+        if v.size != 1:
             return None
-        out.append(float(np.asarray(v, float).reshape(-1)[0]))
-    return tuple(out), np.broadcast_shapes(*(np.shape(v) for v in vals))
+        out.append(float(v.reshape(-1)[0]))
+        shapes.append(v.shape)
+    return tuple(out), np.broadcast_shapes(*shapes)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The field names of a dataclass, looked up once."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return _FIELDS[cls]
 
 
 def envelope(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,16 @@ def write_cell(ws, row: int, col: int, x: Any, fmt=None) -> None:
         ws.write_string(row, col, str(x), fmt)
 
 
+# the dynamic-array functions XlsxWriter prefixes with _xlfn. in every formula (its
+# _prepare_formula, one regular expression each); "INGLE(" covers its pattern for SINGLE
+_DYNAMIC = re.compile(
+    r"ANCHORARRAY\(|BYCOL\(|BYROW\(|CHOOSECOLS\(|CHOOSEROWS\(|DROP\(|EXPAND\(|FILTER\(|"
+    r"HSTACK\(|LAMBDA\(|MAKEARRAY\(|MAP\(|RANDARRAY\(|REDUCE\(|SCAN\(|INGLE\(|SEQUENCE\(|"
+    r"SORT\(|SORTBY\(|SWITCH\(|TAKE\(|TEXTSPLIT\(|TOCOL\(|TOROW\(|UNIQUE\(|VSTACK\(|"
+    r"WRAPCOLS\(|WRAPROWS\(|XLOOKUP\(|_xlfn\."
+)
+
+
 class CellTextWorksheet(Worksheet):
     """A worksheet whose text cells keep to Excel's limit: longer text is cut, ending in
     ``... [cut: N characters]``, with a TextCutWarning naming the sheet and cell.
@@ -60,6 +71,21 @@ class CellTextWorksheet(Worksheet):
     Every way of writing text (write_string, write, write_row, ...) goes through
     ``_write_string``; XlsxWriter itself would cut without a word.
     """
+
+    def _prepare_formula(self, formula, expand_future_functions=False):
+        """XlsxWriter's, without its thirty regular expressions where none can match: a
+        workbook has tens of thousands of formulas and none of econ's uses a dynamic-array
+        function (the same text either way; a formula that might need a prefix takes
+        XlsxWriter's own path)."""
+        if self.use_future_functions or expand_future_functions or _DYNAMIC.search(formula):
+            return super()._prepare_formula(formula, expand_future_functions)
+        if formula.startswith("{"):
+            formula = formula[1:]
+        if formula.startswith("="):
+            formula = formula[1:]
+        if formula.endswith("}"):
+            formula = formula[:-1]
+        return formula
 
     def _write_string(self, row, col, string, cell_format=None):
         text, removed = fit_cell_text(string)

@@ -64,35 +64,46 @@ def allocate(
     flex = np.where(f_on, np.minimum(fcap, mw), 0.0)
     peak = mw / pta
     shared = np.minimum(peak, mw - flex)
-    Y = [np.asarray(c, float) for c in caps]
-    R = [np.asarray(v, float) for v in values]
-    n = len(Y)
-    lim = [np.where(r <= 0, 0.0, np.where(r > rho_f, peak, shared)) for r in R]
-    # each use's place in the order of value (ties: the order of PEAK_USES)
-    rank = [
-        sum(((R[k] > R[j]) | ((R[k] == R[j]) & (k < j))).astype(int) for k in range(n) if k != j)
-        for j in range(n)
-    ]
-    y = [0.0] * n
-    S = 0.0
+    n = len(caps)
+    arrays = (mw, pta, rho_f, fcap, *caps, *values)
+    shape = np.shape(mw)
+    if not all(isinstance(x, np.ndarray) and x.shape == shape for x in arrays[1:]) or len(
+        shape
+    ) != 1:  # the general case: broadcast everything to one flat shape
+        shape = np.broadcast_shapes(*(np.shape(x) for x in arrays))
+    N = int(np.prod(shape)) if shape else 1
+
+    def flat(x) -> Array:
+        x = np.asarray(x, float)
+        return x if x.shape == (N,) else np.broadcast_to(x, shape).reshape(N)
+
+    Y = np.stack([flat(c) for c in caps])
+    R = np.stack([flat(v) for v in values])
+    rf, pk, sh = flat(rho_f), flat(peak), flat(shared)
+    lim = np.where(R <= 0, 0.0, np.where(R > rf, pk, sh))  # (n, N)
+    # the uses in order of value, ties in the order of PEAK_USES: a stable sort of -rho (a
+    # NaN value sorts last, as a use that is worth nothing)
+    order = np.argsort(-R, axis=0, kind="stable")
+    cols = np.arange(N)
+    y = np.zeros((n, N))
+    S = np.zeros(N)
     for pos in range(n):
-        y_cap, y_lim = Y[n - 1], lim[n - 1]
-        for j in range(n - 2, -1, -1):
-            at = rank[j] == pos
-            y_cap, y_lim = np.where(at, Y[j], y_cap), np.where(at, lim[j], y_lim)
-        got = np.minimum(y_cap, np.maximum(y_lim - S, 0.0))
+        j = order[pos]
+        got = np.minimum(Y[j, cols], np.maximum(lim[j, cols] - S, 0.0))
         S = S + got
-        for j in range(n):
-            y[j] = y[j] + np.where(rank[j] == pos, got, 0.0)
+        y[j, cols] = got
         if parts is not None:
-            parts[f"got{pos}"] = got
+            parts[f"got{pos}"] = got.reshape(shape)
     if parts is not None:
         parts.update(flex=flex, peak=peak, shared=shared)
-        for u, lm, rk in zip(PEAK_LETTERS, lim, rank, strict=False):
-            parts[f"lim_{u}"], parts[f"rank_{u}"] = lm, rk
+        rank = np.empty((n, N), int)
+        rank[order, cols] = np.arange(n)[:, None]
+        for k, u in enumerate(PEAK_LETTERS[:n]):
+            parts[f"lim_{u}"], parts[f"rank_{u}"] = lim[k].reshape(shape), rank[k].reshape(shape)
+    S = S.reshape(shape)
+    y = [y[k].reshape(shape) for k in range(n)]
     y_f = np.where(f_on, np.minimum(fcap, np.maximum(mw - S, 0.0)), 0.0)
-    shape = np.broadcast_shapes(*(np.shape(v) for v in (*y, y_f)))
-    return tuple(np.broadcast_to(v, shape) for v in (*y, y_f))
+    return (*y, y_f if y_f.shape == shape else np.broadcast_to(y_f, shape))
 
 
 def subscriber_value_per_adopter(
