@@ -209,6 +209,7 @@ def test_an_error_about_a_name_that_is_not_utf8_is_one_line(odd_names):
 # files other programs leave, files that are not files
 
 
+@pytest.mark.slow
 def test_spreadsheet_owner_files_and_macos_side_files_are_skipped(data_copy, tmp_path, capsys):
     scenarios = data_copy / "scenarios"
     (scenarios / "~$bear.csv").write_bytes(b"\x0bExcel owner\x00\x00\xff")  # binary, as Excel's

@@ -125,11 +125,18 @@ def out(old_report, tmp_path) -> Path:
 BEFORE_SWAP = ["created", "payback_analysis.xlsx", "charts", "summary.md", "manifest"]
 
 
+# the default suite kills at one step of each kind; the slow suite (CI) at every step
+QUICK_KILLS = {("payback_analysis.xlsx", "exchange"), ("swapped", "fallback")}
+
+
 @pytest.mark.parametrize(
     ("point", "mode"),
-    [(p, "exchange") for p in BEFORE_SWAP]
-    + [("swapped", "exchange"), ("cleaned", "exchange")]
-    + [("renamed-old", "fallback"), ("swapped", "fallback")],
+    [
+        pytest.param(p, m, marks=() if (p, m) in QUICK_KILLS else pytest.mark.slow)
+        for p, m in [(p, "exchange") for p in BEFORE_SWAP]
+        + [("swapped", "exchange"), ("cleaned", "exchange")]
+        + [("renamed-old", "fallback"), ("swapped", "fallback")]
+    ],
 )
 def test_a_kill_at_any_step_leaves_one_complete_report(out, point, mode):
     folder = out / "base"
@@ -153,6 +160,7 @@ def test_a_kill_at_any_step_leaves_one_complete_report(out, point, mode):
     assert temporaries(out) == []
 
 
+@pytest.mark.slow
 def test_kills_at_random_moments_never_mix_two_reports(out):
     folder = out / "base"
     for delay in (0.8, 1.4, 2.0, 2.4):
@@ -182,6 +190,7 @@ def test_recover_puts_back_the_old_report_when_the_new_one_is_incomplete(out):
 # concurrency
 
 
+@pytest.mark.slow
 def test_two_concurrent_reports_into_one_folder_end_as_one_report(out):
     folder = out / "base"
     for attempt in range(3):  # retried to catch the race
