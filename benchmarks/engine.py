@@ -686,6 +686,30 @@ def _tree_kb(root: int) -> tuple[int, int]:
     return rss, pss
 
 
+def bench_grid_mc(a, n: int, repeat: int) -> None:
+    """The fleet-plan grid's Monte Carlo (25 cells of fleet.avoidable_share x
+    capacity.movable_share on one sample set, MODEL.md V4.3) against one Monte Carlo of the same
+    samples and seed, alternating, best of ``repeat``."""
+    from econ.sensitivity import run as srun
+
+    print(f"9. the fleet-plan grid's Monte Carlo, {n:,} samples, 1 worker ({load()})")
+    one = grid = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        srun.monte_carlo(a, n, 7)
+        one = min(one, time.perf_counter() - t)
+        t = time.perf_counter()
+        cells = srun.grid_monte_carlo(a, n, 7)
+        grid = min(grid, time.perf_counter() - t)
+    ratio = grid / one
+    print(f"   one Monte Carlo {one:.2f} s; the grid ({len(cells)} cells) {grid:.2f} s -> {ratio:.2f}x "
+          "(goal <= 3x)")  # fmt: skip
+    RESULTS.append(
+        ("fleet-plan grid Monte Carlo vs one Monte Carlo", f"{ratio:.2f}x ({len(cells)} cells)",
+         "<= 3x", verdict(ratio <= 3))
+    )  # fmt: skip
+
+
 def mc_child(n: int, workers: int) -> None:
     import threading
 
@@ -721,7 +745,7 @@ def mc_child(n: int, workers: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
-    ap.add_argument("--only", help="comma-separated sections to run (1-8)")
+    ap.add_argument("--only", help="comma-separated sections to run (1-9)")
     ap.add_argument("--mc-child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--evaluate-child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--monthly", default="0", help=argparse.SUPPRESS)
@@ -740,7 +764,7 @@ def main() -> None:
     limit_blas_threads(1)  # this process uses one core, as the loops do; 1 worker means one core
     a = econ.load(ROOT / "data")
     q = args.quick
-    only = set(args.only.split(",")) if args.only else set("12345678")
+    only = set(args.only.split(",")) if args.only else set("123456789")
     rep = 2 if q else 3
     t0 = time.perf_counter()
     try:
@@ -777,6 +801,8 @@ def main() -> None:
         bench_memory(200_000 if q else 10_000_000, workers=args.workers)
     if "8" in only:
         bench_evaluate_memory(20_000 if q else 200_000)
+    if "9" in only:
+        bench_grid_mc(a, 2_000 if q else 20_000, repeat=rep)
     print(
         f"\nsummary ({time.perf_counter() - t0:.0f} s, load average now {os.getloadavg()[0]:.2f}):"
     )
