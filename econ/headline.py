@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from econ.assumptions import Assumptions, rule_for
+from econ.assumptions import AssumptionError, Assumptions, rule_for
 from econ.compute import tables
 from econ.constants import CHECK_RTOL
 from econ.model import Results, evaluate, simple_breakeven
@@ -280,7 +280,6 @@ def physics_basis_npv(a: Assumptions) -> float:
 
 def npv_by_basis(a: Assumptions) -> dict[str, float | None]:
     """The NPV on each capacity basis (None where the data curves cannot serve the speeds)."""
-    from econ.assumptions import AssumptionError
 
     out: dict[str, float | None] = {}
     for basis in ("data", "transferred", "physics"):
@@ -427,7 +426,12 @@ def reported_terms(a: Assumptions) -> dict[str, Any] | None:
     have no such scenario or this run is it."""
     if REPORTED_TERMS not in a.scenario_names() or a.scenario == REPORTED_TERMS:
         return None
-    return {"this_run": terms_of(a), "reported": terms_of(a.with_scenario(REPORTED_TERMS))}
+    this_run = terms_of(a)
+    try:  # the scenario on top of this run's settings, which may contradict it
+        reported = terms_of(a.with_scenario(REPORTED_TERMS))
+    except AssumptionError as exc:
+        return {"this_run": this_run, "reported": None, "reason": str(exc)}
+    return {"this_run": this_run, "reported": reported, "reason": None}
 
 
 def worth_sections(a: Assumptions, r: Results) -> dict[str, Any]:

@@ -75,6 +75,10 @@ def search_bracket(a: Assumptions, key: str) -> tuple[float, float]:
             lo = max(lo, rule.low + (1e-9 if rule.low_open else 0.0))
         if rule.high is not None:
             hi = min(hi, rule.high - (1e-9 if rule.high_open else 0.0))
+    if not hi > lo:  # a value at (or next to) its rule's low end: from there to 400 times it
+        hi = lo * 400.0
+        if rule is not None and rule.high is not None:
+            hi = min(hi, rule.high - (1e-9 if rule.high_open else 0.0))
     return lo, hi
 
 

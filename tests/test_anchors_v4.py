@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import DATA
 
 import econ
-from conftest import DATA
 from econ.headline import headline
 
 

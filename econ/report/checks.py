@@ -327,6 +327,12 @@ CROSS_RULES: dict[str, str | tuple[str, str | Callable[[Book], str]]] = {
         "Tranche MW and tranche months both set or both blank",
         "ISBLANK(contract_tranche_mw)=ISBLANK(contract_tranche_months)",
     ),
+    "check_tranches_deliver": (
+        "Tranches bring the contracted MW online within the term",
+        "IF(OR(ISBLANK(contract_tranche_mw),ISBLANK(contract_tranche_months)),TRUE,"
+        "contract_tranche_mw*ROUNDUP(contract_term_months/contract_tranche_months-1E-12,0)"
+        ">=contract_mw)",
+    ),
     "check_pro_growth": "inputs",
     "check_pro_start_within_users": "inputs",
     "check_contract_platform_known": "inputs",

@@ -628,7 +628,7 @@ def _run_tables(book: Book, ws, head: dict, tornado, row: int) -> int:
         ws.write_string(row, 0, label, s("label"))
         ws.write_number(row, 1, float(x), s("usd_b", "rerun", align="left"))
     rt = head.get("reported_terms")
-    if rt:
+    if rt and rt["reported"]:
         row += 2
         ws.write_string(row, 0, "Both sets of terms", s("bold"))
         head_ = f"{'the articles (this run)':<28}{'reported (scenario reported_terms)'}"

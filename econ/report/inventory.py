@@ -92,11 +92,17 @@ def mark_inputs(book: Book) -> None:
             book.unread_inputs.append(key)
             text = label(key) + UNREAD_NOTE
             ws.write_string(row, 0, text, s("label", text_wrap=True, valign="top"))
+            _restyle(ws, row, col, value, fmt, s)  # not an input of the live model either
             continue
         book.rerun_inputs.append(key)
-        if value is None:
-            ws.write_blank(row, col, None, s("g", "rerun", valign="top"))
-        elif isinstance(value, str):
-            ws.write_string(row, col, value, s("text", "rerun", valign="top"))
-        else:
-            ws.write_number(row, col, float(value), s(fmt, "rerun", valign="top"))
+        _restyle(ws, row, col, value, fmt, s)
+
+
+def _restyle(ws, row: int, col: int, value, fmt: str, s) -> None:
+    """An input cell in the "rerun econ" style (purple on grey): not one the live sheets read."""
+    if value is None:
+        ws.write_blank(row, col, None, s("g", "rerun", valign="top"))
+    elif isinstance(value, str):
+        ws.write_string(row, col, value, s("text", "rerun", valign="top"))
+    else:
+        ws.write_number(row, col, float(value), s(fmt, "rerun", valign="top"))

@@ -384,6 +384,13 @@ def terms_sentence(h: dict[str, Any], usd=usd) -> str | None:
             + _cash_payback_words(t["cash_payback_months"])
         )
 
+    if b_ is None:
+        return (
+            "Both sets of terms: "
+            + one(a_, "the articles' terms")
+            + "; the reported terms (scenario reported_terms) cannot apply to this run's "
+            + f"settings: {rt['reason']}"
+        )
     return (
         "Both sets of terms: "
         + one(a_, "the articles' terms")

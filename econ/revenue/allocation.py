@@ -67,9 +67,10 @@ def allocate(
     n = len(caps)
     arrays = (mw, pta, rho_f, fcap, *caps, *values)
     shape = np.shape(mw)
-    if not all(isinstance(x, np.ndarray) and x.shape == shape for x in arrays[1:]) or len(
-        shape
-    ) != 1:  # the general case: broadcast everything to one flat shape
+    if (
+        not all(isinstance(x, np.ndarray) and x.shape == shape for x in arrays[1:])
+        or len(shape) != 1
+    ):  # the general case: broadcast everything to one flat shape
         shape = np.broadcast_shapes(*(np.shape(x) for x in arrays))
     N = int(np.prod(shape)) if shape else 1
 

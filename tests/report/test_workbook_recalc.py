@@ -64,14 +64,16 @@ def recalculated(report, tmp_path_factory) -> Path:
 
 def _solver_cells(wb) -> dict[str, set[str]]:
     """The IRR solvers' present values: sums of many terms near their root, compared on the
-    scale of the sums (their exact zero is what the bisection looks for)."""
+    scale of the sums (their exact zero is what the bisection looks for); with econ's copies
+    of their formulas in the hidden columns of the same rows (Checks compares them)."""
     out: dict[str, set[str]] = {}
     for name in wb.defined_names:
         if name.endswith("_solver_area"):
             sheet, ref = wb.defined_names[name].attr_text.split("!")
             ws = wb[sheet.strip("'")]
+            rows = {c.row for row in ws[ref.replace("$", "")] for c in row}
             out.setdefault(ws.title, set()).update(
-                c.coordinate for row in ws[ref.replace("$", "")] for c in row
+                c.coordinate for r in rows for c in ws[r] if c.value is not None
             )
     return out
 
