@@ -688,7 +688,7 @@ def _tree_kb(root: int) -> tuple[int, int]:
 
 def bench_grid_mc(a, n: int, repeat: int) -> None:
     """The fleet-plan grid's Monte Carlo (25 cells of fleet.avoidable_share x
-    capacity.movable_share on one sample set, MODEL.md V4.3) against one Monte Carlo of the same
+    capacity.movable_share on one sample set, docs/model.md V4.3) against one Monte Carlo of the same
     samples and seed, alternating, best of ``repeat``."""
     from econ.sensitivity import run as srun
 

@@ -218,7 +218,7 @@ SCALARS: dict[str, Rule] = {
         "x",
         low=1,
         high=1,
-        note="successors of another size, MODEL.md V4.6's scenario successor_2x, are not built: "
+        note="successors of another size (the scenario successor_2x) are not built: "
         "docs/model.md V4.6",
     ),  # fmt: skip
     "model.predecessor_decline_per_month": Rule("1/month", low=0, high=1, high_open=True),

@@ -1,4 +1,4 @@
-"""The GPU cost of a standard token against the public anchors (MODEL.md V4.4, V4.8).
+"""The GPU cost of a standard token against the public anchors (docs/model.md V4.4, V4.8).
 
 DeepSeek disclosed one day of inference ('DeepSeek-V3/R1 Inference System Overview', 1 March
 2025): 168B output tokens on an average of 226.75 nodes of 8 H800s, at an assumed 2 USD per

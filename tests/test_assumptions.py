@@ -43,7 +43,7 @@ DAYS_PER_MONTH = 365.25 / 12
 def test_default_data_loads_with_every_specified_key(base):
     """The defaults the contract fixes, each as its source states it: the articles' worked
     case (S), the public figures the data cite, worked from the cited text, and the defaults
-    MODEL.md sets for the lab's own plan. Guesses are not pinned here (their value is the
+    docs/model.md sets for the lab's own plan. Guesses are not pinned here (their value is the
     data's own; the sensitivity ranges carry them)."""
     import datetime as dt
 
@@ -167,7 +167,7 @@ def test_default_data_loads_with_every_specified_key(base):
     assert day.output_tokens_per_day == 168e9 and day.usd_per_gpu_hour == 2
     assert day.gpu_hours_per_day == 226.75 * 8 * 24  # 43,536 H800-hours
 
-    # MODEL.md's own defaults: the articles' case and the lab's plan where no public figure
+    # docs/model.md's own defaults: the articles' case and the lab's plan where no public figure
     # pins it (sections 2, 0.1-0.5, V4.2-V4.7)
     contract = {
         "contract.ramp_months": 24,
@@ -542,7 +542,7 @@ def test_the_installed_package_ships_the_repository_data(tmp_path):
     assert econ.load(shipped).values == econ.load(DATA).values
 
 
-# guessed keys MODEL.md leaves out of the sampling on purpose: the lab's own fleet plan, the
+# guessed keys docs/model.md leaves out of the sampling on purpose: the lab's own fleet plan, the
 # scenario axes of the fleet-plan grid (section V4.3)
 SCENARIO_AXES = frozenset(
     {"fleet.avoidable_share", "capacity.movable_share", "capacity.internal_batch_tokens_per_month"}
@@ -558,7 +558,7 @@ NOT_READ_BY_THE_BUNDLED_NPV = {
     "model.predecessor_decline_per_month": "0.5",
 }
 # the price a ranged volume is stated at (api.ultrafast_tokens_per_month "at
-# api.reference_price_per_mtok_usd", MODEL.md section 2): the volume's range carries it
+# api.reference_price_per_mtok_usd", docs/model.md section 2): the volume's range carries it
 CALIBRATION_LABELS = frozenset({"api.reference_price_per_mtok_usd"})
 
 
@@ -818,7 +818,7 @@ B300_GPUS_PER_MW = 1000 / (1.9 * 1.2)
 
 
 def test_the_gpu_cost_per_token_is_derived_when_blank_and_a_number_overrides_it(base):
-    """MODEL.md V4.3: a token crossing the GPU-fleet boundary is worth lambda x h / u_ops, with
+    """docs/model.md V4.3: a token crossing the GPU-fleet boundary is worth lambda x h / u_ops, with
     lambda = a x rent + (1 - a) x (sublet + energy) the value of a freed GPU-hour and h the
     GPU-hours per million output tokens at full use. On the data basis with the tier speeds at
     measured points of the B300 curve (InferenceX: 2,620,900 tokens/s per MW at 71 tokens/s,

@@ -1038,12 +1038,12 @@ KEYS = [
         r"--set conversion\.extra_churn_after_term_monthly=0\.9, column value: 0\.9 is out of range",
     ),
     Case(
-        # MODEL.md V4.6's successor_2x is not built: another size is refused, naming why
+        # docs/model.md V4.6's successor_2x is not built: another size is refused, naming why
         "successor-of-another-size",
         summary("--set", "model.successor_params_multiple=2"),
         r"--set model\.successor_params_multiple=2, column value: 2 is out of range; expected a "
-        r"number in \[1, 1\] \(successors of another size, MODEL\.md V4\.6's scenario "
-        r"successor_2x, are not built: docs/model\.md V4\.6\)",
+        r"number in \[1, 1\] \(successors of another size \(the scenario successor_2x\) are "
+        r"not built: docs/model\.md V4\.6\)",
     ),
     Case(
         "horizon-above-120",
@@ -2239,7 +2239,7 @@ def test_fuzz_random_bytes_load_or_raise_assumption_error(fuzz_data, name, conte
 
 def test_a_pro_price_far_below_the_list_keeps_upgrades_within_100_percent(capsys):
     """Version 3 refused a Pro price whose constant-elasticity response pushed the upgrade rate
-    above 100 % a month. Version 4's response is a binary logit per cap event (MODEL.md V4.7),
+    above 100 % a month. Version 4's response is a binary logit per cap event (docs/model.md V4.7),
     u = exp(alpha - beta p) / (1 + exp(alpha - beta p)) of the calibrated rate, bounded by
     construction: the same inputs give an answer, never a rate above 100 %."""
     import math
