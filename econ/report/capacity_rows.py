@@ -10,7 +10,6 @@ Besides the declarations of ``econ/report/rows.py`` (``Section``, ``Result``), t
   ``[col]`` in a column's formula is the same row's cell of column ``col``, ``[col+1]`` the next
   row's, ``{i}`` the item's number (1, 2, ...); each column is the defined name
   ``<table>_<col>``;
-- ``Grid``: layouts down, serving speeds across (``[head]``: the column's speed);
 - ``Marked``: a value of the econ run that cannot be a live formula, styled "rerun econ" and
   listed on Checks (docs/model.md, section 8).
 """
@@ -18,7 +17,7 @@ Besides the declarations of ``econ/report/rows.py`` (``Section``, ``Result``), t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,6 @@ from econ.assumptions import TABLES, Assumptions
 from econ.compute import capacity as cap
 from econ.compute import physics, tables
 from econ.model import Results
-from econ.report.inputs import ILLUSTRATION_SPEEDS
-from econ.report.inputs import STAGE_MULTIPLIERS as LEGACY_STAGE_MULTIPLIERS
 from econ.report.labels import COLUMN_LABELS
 from econ.report.rows import Result, Section
 
@@ -66,7 +63,8 @@ class Across:
 
 @dataclass(frozen=True)
 class Column:
-    """A column of a ``Table``: ``formula`` None writes ``values`` as text (a row label)."""
+    """A column of a ``Table``: ``formula`` None writes ``values`` as text (a row label), or
+    with ``run`` as numbers of the econ run (styled "rerun econ", like ``Marked``)."""
 
     name: str
     header: str
@@ -74,27 +72,13 @@ class Column:
     fmt: str
     formula: str | None
     values: tuple
+    run: bool = False
 
 
 @dataclass(frozen=True)
 class Table:
     name: str
     columns: tuple[Column, ...]
-
-
-@dataclass(frozen=True)
-class Grid:
-    """``cell`` at layout ``{i}`` and speed ``{j}``; ``head`` the speed of column ``{j}``."""
-
-    name: str
-    title: str
-    head_label: str
-    head: str
-    head_values: tuple[float, ...]
-    rows: tuple[str, ...]
-    fmt: str
-    cell: str
-    values: tuple[tuple[float, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -112,29 +96,39 @@ def f(x: Any) -> float:
     return float(np.asarray(x, float).reshape(-1)[0])
 
 
-def declarations(a: Assumptions, r: Results) -> list:
-    """Every live row of the Capacity sheet, top to bottom."""
-    return [*platform_rows(a), *knot_table(a), *curve_rows(a), *gpu_rows(a),
-            *physics_rows(a), *layout_table(a), *grids(a), *served_rows(a, r),
-            *agent_rows(a)]  # fmt: skip
-
-
 # fmt: off
 def platform_rows(a: Assumptions) -> list:
     plat = str(a.values["contract.platform"])
     out: list = [
         Section("The contract platform"),
         Result("cap_platform", "Contract platform", "id", "text", "contract_platform", plat),
-        Result("cap_hw_row", "Its row in hardware.csv", "row", "num",
-               "MATCH(cap_platform,hardware_ids,0)", float(a.platforms().index(plat) + 1)),
+        *platform_row(a, plat, "cap_hw_row", "cap_platform"),
     ]
+    return out + chip_cells(a, plat, "cap_", "cap_hw_row")
+
+
+def platform_row(a: Assumptions, plat: str, name: str, platform: str) -> list:
+    """A platform's row in hardware.csv, by MATCH; the run's row while the platform typed is
+    not a row (the input's own rule then fails on Checks and the model is not live), so that
+    no error value reaches the money."""
+    row = float(a.platforms().index(plat) + 1)
+    return [
+        Marked(f"{name}_run", "Its row in the run", "row", "num", row),
+        Result(name, "Its row in hardware.csv (the run's if not a row)", "row", "num",
+               f"IFERROR(MATCH({platform},hardware_ids,0),{name}_run)", row),
+    ]
+
+
+def chip_cells(a: Assumptions, plat: str, prefix: str, row: str) -> list:
+    """A platform's row of hardware.csv, a cell a column (blank: 0), read by INDEX at ``row``."""
+    out = []
     for c in HW_FIELDS:
         v = a.values.get(f"hardware.{plat}.{c}")
         blank = " (0: none)" if c in ("link_gb_s", "tflops_fp8", "tflops_fp4") else ""
         unit = TABLES["hardware"].columns[c].unit + blank
-        out.append(Result(f"cap_{c}", f"  {COLUMN_LABELS[c]}", unit,
+        out.append(Result(f"{prefix}{c}", f"  {COLUMN_LABELS[c]}", unit,
                           "usd" if c == "price_usd" else "g",
-                          f"N(INDEX(hardware_{c},cap_hw_row))", 0.0 if v is None else float(v)))
+                          f"N(INDEX(hardware_{c},{row}))", 0.0 if v is None else float(v)))
     return out
 
 
@@ -314,47 +308,23 @@ def _precision(ch, bytes_per_param: float) -> dict[str, float]:
     return {"t8": t8, "t4": t4, "z": min(1.0, max(-1.0, math.log2(bytes_per_param)))}
 
 
-@dataclass
-class Physics:
-    """The Python values of the physics rows (section 3.2-3.4) on the contract platform."""
-
-    a: Assumptions
-    v: dict[str, float] = field(default_factory=dict)
-    terms: list[tuple[float, float, float, float]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        a = self.a
-        m, ch = tables.served_model(a), tables.chip(a, str(a.values["contract.platform"]))
-        hold, read, kv = (float(x) for x in physics.weight_bytes(m))
-        n_w, k_min = (float(x) for x in physics.layout(m, ch))
-        rate, link = float(physics.read_rate(ch)), float(ch.link_gb_s) * 1e9
-        x_hop = float(m.d_model) * float(m.bytes_per_param)
-        layers = float(m.layers) * float(ch.layer_latency_us) * 1e-6
-        hop = float(ch.hop_latency_us) * 1e-6
-        self.v = {"w_hold": hold, "w_read": read, "kv": kv, "n_w": n_w, "k_min": k_min,
-                  "rate": rate, "x_hop": x_hop, "link": link if np.isfinite(link) else 0.0,
-                  "w_time": read / rate, "kv_time": kv / rate, "layers_time": layers,
-                  "hop_time": hop, "compute": float(physics.compute_bound(m, ch)),
-                  "tflops": float(physics.precision_tflops(ch, m.bytes_per_param)),
-                  **_precision(ch, float(m.bytes_per_param)),
-                  "per_mw": float(physics.per_mw(ch, a.num("facility.pue"))),
-                  "ceiling": float(physics.ceiling(m, ch)),
-                  "spec": float(m.speculative_speedup)}  # fmt: skip
-        for mk in LEGACY_STAGE_MULTIPLIERS:
-            t = physics.layout_terms(math.ceil(mk * k_min), hop, layers, read / rate, kv / rate,
-                                     x_hop, link, float(ch.domain_chips),
-                                     float(ch.memory_gb) * 1e9, hold, kv)  # fmt: skip
-            self.terms.append(tuple(float(x) for x in t))
-
-    def grid(self, speed: float) -> tuple[tuple[float, ...], ...]:
-        """A stage group's output by layout (rows) and serving speed (columns) [tokens/s]."""
-        return tuple(
-            tuple(
-                float(physics.group_output(speed * ms, self.v["spec"], a_k, 1.0 / d_k, b_k))
-                for ms in ILLUSTRATION_SPEEDS
-            )  # fmt: skip
-            for _k, a_k, d_k, b_k in self.terms
-        )
+def physics_values(a: Assumptions, plat: str) -> dict[str, float]:
+    """The Python values of the physics rows (sections 3.2-3.4) on a platform."""
+    m, ch = tables.served_model(a), tables.chip(a, plat)
+    hold, read, kv = (float(x) for x in physics.weight_bytes(m))
+    n_w, k_min = (float(x) for x in physics.layout(m, ch))
+    rate, link = float(physics.read_rate(ch)), float(ch.link_gb_s) * 1e9
+    return {"w_hold": hold, "w_read": read, "kv": kv, "n_w": n_w, "k_min": k_min,
+            "rate": rate, "x_hop": float(m.d_model) * float(m.bytes_per_param),
+            "link": link if np.isfinite(link) else 0.0,
+            "w_time": read / rate, "kv_time": kv / rate,
+            "layers_time": float(m.layers) * float(ch.layer_latency_us) * 1e-6,
+            "hop_time": float(ch.hop_latency_us) * 1e-6,
+            "compute": float(physics.compute_bound(m, ch)),
+            "tflops": float(physics.precision_tflops(ch, m.bytes_per_param)),
+            **_precision(ch, float(m.bytes_per_param)),
+            "per_mw": float(physics.per_mw(ch, a.num("facility.pue"))),
+            "ceiling": float(physics.ceiling(m, ch))}  # fmt: skip
 
 
 P = "model_"  # the served model's inputs (models.csv through the model.* keys)
@@ -405,7 +375,7 @@ PHYSICS = (  # name, label, unit, format, formula
 
 
 def physics_rows(a: Assumptions) -> list:
-    ph = Physics(a)
+    v = physics_values(a, str(a.values["contract.platform"]))
     return [
         Section("The physics of the served model on the contract platform (sections 3.2-3.4)"),
         Note(
@@ -413,86 +383,36 @@ def physics_rows(a: Assumptions) -> list:
             "read its active share whatever the batch: both optimistic."
         ),  # fmt: skip
         *[
-            Result(f"phys_{k}", label, unit, fmt, formula, ph.v[k])
+            Result(f"phys_{k}", label, unit, fmt, formula, v[k])
             for k, label, unit, fmt, formula in PHYSICS
         ],  # fmt: skip
     ]
 
 
-# fmt: off
-def layout_table(a: Assumptions) -> list:
-    """Version 2's layouts (multiples of k_min): an illustration of the physics envelope."""
-    terms = Physics(a).terms
-    col = lambda j: tuple(t[j] for t in terms)  # noqa: E731
-    return [
-        Section("Layouts: stages, hops, step time and memory room (multiples of k_min)"),
-        Table("phys_layout", (
-            Column("label", "Layout", "", "text", None,
-                   tuple(f"layout {j + 1}" for j in range(len(terms)))),
-            Column("multiple", "Multiple of k_min", "x", "num2",
-                   "INDEX(constant_stage_multipliers,{i})", tuple(LEGACY_STAGE_MULTIPLIERS)),
-            Column("k", "Stages k", "stages", "num", "ROUNDUP([multiple]*phys_k_min,0)", col(0)),
-            Column("hops", "Hops h(k)", "hops", "num", "IF([k]>=2,[k],0)",
-                   tuple(k if k >= 2 else 0.0 for k in col(0))),
-            Column("a", "a_k = F(k) + W/R", "s", "sci",
-                   "[hops]*phys_hop_time+phys_layers_time+phys_w_time", col(1)),
-            Column("d", "D_k", "s a stream", "sci",
-                   "phys_kv_time+IF(phys_link>0,[hops]*phys_x_hop/phys_link,0)", col(2)),
-            Column("b", "Memory room b_k", "streams", "num1",
-                   "([k]*cap_domain_chips*cap_memory_gb*constant_bytes_per_gb-phys_w_hold)"
-                   "/([k]*phys_kv)", col(3)),
-        )),
-    ]
-
-
-def grids(a: Assumptions) -> list:
-    """A stage group's output at each tier speed by layout and serving speed, and the physics
-    envelope over them (an illustration; econ's envelope takes the stage candidates of section
-    0.1: the snapshot tables below)."""
-    ph = Physics(a)
-    out: list = []
-    for tier in CURVE_TIERS:
-        s_t = a.num(f"tiers.{tier}.tokens_per_s")
-        values = ph.grid(s_t)
-        best = max(0.0, max(max(row) for row in values))
-        out += [
-            Grid(f"phys_grid_{tier}",
-                 f"Output of a stage group [tokens/s] at the {tier} speed, by layout (rows) and "
-                 "serving speed (columns)", "serving speed s' = s x [tokens/s/user]",
-                 f"INDEX(constant_speed_multipliers,{{j}})*cap_speed_{tier}",
-                 tuple(s_t * ms for ms in ILLUSTRATION_SPEEDS),
-                 tuple(f"layout {j + 1}" for j in range(len(values))), "num_feasible",
-                 f"MIN(({P}speculative_speedup-[head]*INDEX(phys_layout_a,{{i}}))"
-                 "/INDEX(phys_layout_d,{i}),[head]*INDEX(phys_layout_b,{i}))", values),
-            Result(f"phys_envelope_{tier}",
-                   f"Envelope at the {tier} speed (illustration)",
-                   "tokens/s/MW", "num",
-                   f"MIN(MAX(0,MAX(phys_grid_{tier})),phys_compute)*phys_per_mw",
-                   min(best, ph.v["compute"]) * ph.v["per_mw"]),
-        ]
-    return out
-# fmt: on
-
-
 MARKED_NOTE = (
     "Values of the econ run (purple on grey: rerun econ after changing the platforms, the basis, "
-    "hardware, the served model, the frontier or the tier speeds):",
+    "hardware, the served model's size, speed-up or layers, the frontier or the tier speeds):",
     "the served speed that maximises the NPV over the candidates and the realisation factor eta "
     "of the transferred basis are computed by econ, not by the sheet.",
+    "The context, the KV bytes a token and the prefill move neither (they leave the ceiling "
+    "alone): the envelope below follows them live.",
 )
 
 
 # fmt: off
-def served_rows(a: Assumptions, r: Results) -> list:
-    """The served model of the run (sections 0.1, V4.3-V4.5): served speeds and each curve's
-    value at them as the run computed them (marked: the physics envelope and the realisation
-    take a rerun); the frontier scales, the GPU rent and the value of a freed GPU-hour act on
-    them live, and the value of a token crossing the GPU-fleet boundary follows."""
+def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
+    """The served model of the run (sections 0.1, V4.3-V4.5): served speeds, ceilings and
+    realisations as the run computed them (marked: they take a rerun), then ``envelope`` (the
+    physics envelope's live rows, econ.report.envelope_rows; none on the data basis), each
+    curve's value at the served speeds (live, or of the run on the data basis); the frontier
+    scales, the GPU rent and the value of a freed GPU-hour act on them live, and the value of a
+    token crossing the GPU-fleet boundary follows."""
     served_u = f(r.served_tokens_per_s_ultrafast)
     if not np.isfinite(served_u):  # not offered: no ultrafast use; the tier speed keeps units
         served_u = a.num("tiers.ultrafast.tokens_per_s")
     plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
     physics = a.values["capacity.basis"] == "physics"  # the envelope alone: no scale
+    data = a.values["capacity.basis"] == "data"  # the curves of frontier.csv: values of the run
 
     def scale(p_: str) -> tuple[str, float]:
         if physics:
@@ -522,32 +442,42 @@ def served_rows(a: Assumptions, r: Results) -> list:
         Marked("served_ultrafast", "Ultrafast served speed (none: the tier speed)", "tokens/s/user", "num1", served_u),
         Marked("ultrafast_offered", "The contract serves ultrafast (1 = yes)", "flag",
                "num", 1.0 if np.isfinite(f(r.served_multiplier)) else 0.0),
-        Marked("thr_ultrafast_run", f"{plat} curve at the ultrafast served speed, scale 1 (0: none)",
-               "tokens/s/MW", "num", f(r.throughput_per_mw) / k_c),
-        Marked("thr_standard_run", f"{plat} curve at the standard served speed, scale 1",
-               "tokens/s/MW", "num", f(r.throughput_per_mw_standard) / k_c),
-        Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none), x the frontier scale",
-               "tokens/s/MW", "num", f"thr_ultrafast_run{sc_c}", f(r.throughput_per_mw),
-               match="Throughput at the served ultrafast speed [tokens/s/MW]"),
-        Result("thr_standard", "Thr* at the standard served speed (moved traffic)", "tokens/s/MW",
-               "num", f"thr_standard_run{sc_c}", f(r.throughput_per_mw_standard),
-               match="Throughput at the standard served speed [tokens/s/MW]"),
         Marked("ceiling_contract", "Per-user ceiling on the contract platform", "tokens/s/user",
                "num", f(r.ceiling_contract)),
         Marked("ceiling_gpu", "Per-user ceiling on the GPU platform", "tokens/s/user", "num",
                f(r.ceiling_gpu)),
         *[Marked(f"eta_{k.replace('.', '_')}", f"Realisation eta of {k} (transferred basis)", "-",
                  "num4", f(x)) for k, x in etas],
+        *envelope,
+        Section("The throughput that feeds the money (section 0.1)"),
+    ]
+    if data:
+        out += [
+            Marked("thr_ultrafast_run", f"{plat} curve at the ultrafast served speed, scale 1 "
+                   "(0: none)", "tokens/s/MW", "num", f(r.throughput_per_mw) / k_c),
+            Marked("thr_standard_run", f"{plat} curve at the standard served speed, scale 1",
+                   "tokens/s/MW", "num", f(r.throughput_per_mw_standard) / k_c),
+        ]
+    thr = ({"ultrafast": f"thr_ultrafast_run{sc_c}", "standard": f"thr_standard_run{sc_c}"}
+           if data else {"ultrafast": "IF(ultrafast_offered=1,envc_thr_ultrafast,0)",
+                         "standard": "envc_thr_standard"})
+    out += [
+        Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none), x the frontier scale",
+               "tokens/s/MW", "num", thr["ultrafast"], f(r.throughput_per_mw),
+               match="Throughput at the served ultrafast speed [tokens/s/MW]"),
+        Result("thr_standard", "Thr* at the standard served speed (moved traffic)", "tokens/s/MW",
+               "num", thr["standard"], f(r.throughput_per_mw_standard),
+               match="Throughput at the standard served speed [tokens/s/MW]"),
         Section(f"One value per freed GPU-hour on {gpu} (section V4.3; live)"),
     ]
     if not set_:
-        out += [
-            *[Marked(f"gpu_thr_{t}_run", f"{gpu} curve at the {t} served speed, scale 1",
-                     "tokens/s/MW", "num", gpu_thr[t] / k_g) for t in ("standard", "fast")],
-            *[Result(f"gpu_thr_{t}", f"{gpu} throughput at the {t} served speed, x the frontier "
-                     "scale", "tokens/s/MW", "num", f"gpu_thr_{t}_run{sc_g}", gpu_thr[t])
-              for t in ("standard", "fast")],
-        ]
+        if data:
+            out += [Marked(f"gpu_thr_{t}_run", f"{gpu} curve at the {t} served speed, scale 1",
+                           "tokens/s/MW", "num", gpu_thr[t] / k_g) for t in ("standard", "fast")]
+        out += [Result(f"gpu_thr_{t}", f"{gpu} throughput at the {t} served speed"
+                       + (", x the frontier scale" if data else ""), "tokens/s/MW", "num",
+                       f"gpu_thr_{t}_run{sc_g}" if data else f"envg_thr_{t}", gpu_thr[t])
+                for t in ("standard", "fast")]
         if rent == "gpu_rent_run":
             out.append(Marked("gpu_rent_run", f"{gpu}'s cost per GPU-hour (buy side; no rent)",
                               "USD/GPU-hour", "usd2", fl["rent"]))

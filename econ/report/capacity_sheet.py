@@ -15,15 +15,9 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from econ.assumptions import Assumptions
 from econ.model import Results
-from econ.report.capacity_rows import (
-    Across,
-    Grid,
-    Header,
-    Marked,
-    Note,
-    Table,
-    declarations,
-)
+from econ.report import capacity_rows as cr
+from econ.report.capacity_rows import Across, Header, Marked, Note, Table
+from econ.report.envelope_rows import envelope_blocks
 from econ.report.rows import Result, Section
 from econ.report.workbook import write_cell, write_formula
 from econ.report.xl import Book, absolute, banner, cached, column_range
@@ -49,6 +43,13 @@ def contract_platform_block(book: Book, ws, a: Assumptions, r: Results) -> int:
     ws.set_column(4, 13, 9)
     _ = book.cells["frontier.rows"]  # Tables is written first: the knots are read from it
     return render(book, ws, 2, declarations(a, r)) + 1
+
+
+def declarations(a: Assumptions, r: Results) -> list:
+    """Every live row of the Capacity sheet, top to bottom."""
+    return [*cr.platform_rows(a), *cr.knot_table(a), *cr.curve_rows(a), *cr.gpu_rows(a),
+            *cr.physics_rows(a), *cr.served_rows(a, r, envelope_blocks(a, r)),
+            *cr.agent_rows(a)]  # fmt: skip
 
 
 def render(book: Book, ws, row: int, decls) -> int:
@@ -132,6 +133,9 @@ def _table(book: Book, ws, row: int, d: Table) -> int:
             return xl_rowcol_to_cell(r_ + int(mt.group(2) or 0), where[mt.group(1)])
 
         for j, c in enumerate(d.columns):
+            if c.formula is None and c.run:  # a value of the econ run
+                ws.write_number(r_, j, c.values[i], s(c.fmt, "rerun"))
+                continue
             if c.formula is None:
                 ws.write_string(r_, j, c.values[i], s("label"))
                 continue
@@ -139,36 +143,14 @@ def _table(book: Book, ws, row: int, d: Table) -> int:
             write_formula(ws, r_, j, formula, cached(c.values[i]), s(c.fmt))
     bottom = top + len(d.columns[0].values) - 1
     for j, c in enumerate(d.columns):
-        if c.formula is not None:
+        if c.formula is not None or c.run:
             book.name(f"{d.name}_{c.name}", column_range(SHEET, j, top, bottom))
+
     return bottom + 1
 
 
-def _grid(book: Book, ws, row: int, d: Grid) -> int:
-    """Layouts down, serving speeds across; the grid is the defined name ``d.name``."""
-    s = book.styles
-    ws.write_string(row + 1, 0, d.title, s("bold"))
-    head = row + 2
-    ws.write_string(head, 0, d.head_label, s("h"))
-    for j, v in enumerate(d.head_values):
-        formula = "=" + d.head.replace("{j}", str(j + 1))
-        write_formula(ws, head, 1 + j, formula, v, s("num"))
-    for i, (label, values) in enumerate(zip(d.rows, d.values, strict=True)):
-        rr = head + 1 + i
-        ws.write_string(rr, 0, label, s("label"))
-        for j, v in enumerate(values):
-            top = xl_rowcol_to_cell(head, 1 + j, row_abs=True)
-            formula = d.cell.replace("[head]", top).replace("{i}", str(i + 1))
-            write_formula(ws, rr, 1 + j, "=" + formula, v, s(d.fmt))
-    last = head + len(d.rows)
-    first_cell = xl_rowcol_to_cell(head + 1, 1, row_abs=True, col_abs=True)
-    last_cell = xl_rowcol_to_cell(last, len(d.head_values), row_abs=True, col_abs=True)
-    book.name(d.name, f"'{SHEET}'!{first_cell}:{last_cell}")
-    return last + 1
-
-
 WRITERS = {Section: _section, Note: _note, Result: _result, Header: _header, Across: _across,
-           Marked: _marked, Table: _table, Grid: _grid}  # fmt: skip
+           Marked: _marked, Table: _table}  # fmt: skip
 
 
 SNAPSHOTS = (  # title, key of the analysis: values of the run, under a banner

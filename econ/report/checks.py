@@ -107,6 +107,15 @@ def computability(a: Assumptions, head: dict) -> list[Check]:
             "frontier), which must cover the standard and fast speeds: pick another GPU platform, "
             "set capacity.gpu_cost_per_mtok_usd, or another basis.",
         ),
+        Check(
+            "The contract serves the run's ultrafast speed (or the run did not offer it, or an "
+            "input that needs a rerun changed)",
+            "OR(rerun_inputs_changed,ultrafast_offered<>1,thr_ultrafast>0)",
+            True,
+            "The contract platform serves nothing at the run's ultrafast served speed after this "
+            "edit (the KV cache or the prefill grew): econ would choose a slower served speed or "
+            "not offer the tier; rerun econ.",
+        ),
     ]
 
 

@@ -477,7 +477,8 @@ GUIDE = (
     ("Assumptions",
      "every input with its unit, source and defined name (its key, dots as underscores)."),
     ("Capacity",
-     "the contract platform's curve (PCHIP) and physics, live; the served model of the run "
+     "the contract platform's curve (PCHIP), the physics envelope on the contract and GPU "
+     "platforms and the throughputs that feed the money, live; the served speeds of the run "
      "(purple); every platform as a snapshot."),
     ("Market", "the API logit, the no-deal world and the value of an average MW of each use, live."),
     ("Costs, Revenue, Payback",

@@ -43,9 +43,6 @@ from econ.report.xl import (
     validation_for,
 )
 
-# the version-2 layouts the Capacity sheet still shows (the model's grid is physics.stage_grid)
-STAGE_MULTIPLIERS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
-
 SHEET = "Assumptions"  # the scalar inputs and the conventions
 TABLES_SHEET = "Tables"  # plans, tiers, hardware, frontier
 RUN = "Run"  # hidden: each input's value in the econ run, at the input's own address
@@ -258,14 +255,7 @@ SOURCE_WIDTH = 100  # wide enough that a long source takes a few lines, not a pa
 ASSUMPTION_WIDTHS = ((0, 40, None), (1, 36, "key"), (2, 15, None), (3, 14, None),
                      (4, SOURCE_WIDTH, "wrap"), (5, 44, "wrap"), (6, 11, None))  # fmt: skip
 # the columns that hold the conventions' lists, below the printed area
-# The serving speeds of the layout grid's illustration, as multiples of a tier speed (econ's
-# envelope takes the best speed of each layout exactly: docs/model.md, section V4.5)
-ILLUSTRATION_SPEEDS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-CONVENTION_LISTS = (
-    ("constant_stage_multipliers", STAGE_MULTIPLIERS),
-    ("constant_speed_multipliers", ILLUSTRATION_SPEEDS),
-    ("constant_irr_grid", IRR_GRID),
-)
+CONVENTION_LISTS = (("constant_irr_grid", IRR_GRID),)
 
 
 def assumptions_sheet(book: Book, ws, run_ws, a: Assumptions) -> list[str]:
@@ -346,9 +336,9 @@ def _conventions(book: Book, ws, row: int) -> int:
 
 
 def _convention_lists(book: Book, ws, row: int) -> None:
-    """The candidate layouts, serving speeds and IRR grid, one named column each."""
+    """The IRR grid (conventions), one named column each."""
     s = book.styles
-    title = "Candidate layouts, serving speeds and IRR grid (conventions; not printed)"
+    title = "The IRR solver's grid of rates (conventions; not printed)"
     ws.write_string(row, 0, title, s("section"))
     row += 1
     for j, (name, mults) in enumerate(CONVENTION_LISTS):

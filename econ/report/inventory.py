@@ -12,14 +12,17 @@ from econ.report.labels import label
 from econ.report.xl import Book, excel_name
 
 LIVE_SHEETS = ("Capacity", "Market", "Costs", "Revenue", "Payback")
-# Inputs that move econ's served model (section 0.1: the served speeds, the physics envelope and
+# Inputs that move econ's served model (section 0.1: the served speeds, the stage candidates and
 # the realisation behind the throughputs that feed the money), which the workbook holds as
 # values of the run (Capacity): whatever live rows they also feed, the money follows them only
 # after a rerun of econ. The frontier scales, the GPU rent and the successors' cost decline act
-# on those values live (sections V4.3, V4.6), and so are not in the list.
+# on those values live (sections V4.3, V4.6), and the KV cache (context, KV bytes a token) and
+# the prefill enter only the physics envelope, which is live (econ/report/envelope_rows.py):
+# none of them is in the list.
 SERVED_MODEL = re.compile(
     r"^(contract\.platform|capacity\.gpu_platform|capacity\.basis|capacity\.gpu_fleet_utilization"
-    r"|finance\.api_gross_margin|facility\.pue|model\..*|frontier\..*|usage\.context_tokens"
+    r"|finance\.api_gross_margin|facility\.pue|frontier\..*"
+    r"|model\.(?!kv_bytes_per_token$|prefill_tokens_per_output$).*"
     r"|tiers\.[a-z_]+\.tokens_per_s"
     r"|hardware\.(?!gpu_cost_decline_per_year$)(?![a-z0-9_]+\.(frontier_scale|rent_usd_per_hour)$).*)$"
 )

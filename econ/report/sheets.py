@@ -141,7 +141,7 @@ def print_all(book: Book, ws: dict, timelines: list) -> None:
             "Checks": f"A1:E{book.cells['checks_print_end'] + 1}",
         }.get(name)  # None: the sheet set its own (the analysis sheets, econ.report.blocks)
         print_setup(sheet, book, "fit", area=area)
-        pages_tall = {"Market": 2, "Cover": 2, "Capacity": 3, "Assumptions": 4}.get(name)
+        pages_tall = {"Market": 2, "Cover": 2, "Capacity": 4, "Assumptions": 4}.get(name)
         if pages_tall:
             sheet.fit_to_pages(1, pages_tall)
         if name in WIDE_SHEETS:

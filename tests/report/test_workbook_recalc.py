@@ -223,9 +223,20 @@ EDITS = [
     ("conversion.voluntary_cap_hit_weight", 1.0),
     ("usage.ultrafast_query_share", 0.8),
     ("conversion.lower_pro_share", 0.2),
+    # the physics envelope, live (the tornado's ends of three of its largest keys)
+    ("model.kv_bytes_per_token", 1.3e6),
+    ("usage.context_tokens", 4096),
+    ("model.prefill_tokens_per_output", 15),
 ]
-# a frontier scale moves the throughput that feeds the money, not the served speeds
-SCALES = ("hardware.b300.frontier_scale", "hardware.wse3.frontier_scale")
+# a frontier scale, the KV cache and the prefill move the throughput that feeds the money, not
+# the served speeds
+SCALES = (
+    "hardware.b300.frontier_scale",
+    "hardware.wse3.frontier_scale",
+    "model.kv_bytes_per_token",
+    "usage.context_tokens",
+    "model.prefill_tokens_per_output",
+)
 
 
 @pytest.fixture(scope="module")
