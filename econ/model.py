@@ -278,12 +278,11 @@ def _hull(eta, x: Array, env, model, chip, pue, k_cap) -> Array:
     grid = np.unique(np.concatenate([np.asarray(HULL_X), np.asarray(eta.x)]))
     grid = grid[grid <= 1.0]
     ceil = np.asarray(env.ceiling, float)
-    vals = np.stack(
-        [
-            eta(g) * physics.envelope(g * ceil, model, chip, pue, k_cap=k_cap).throughput
-            for g in grid
-        ]
-    )  # (J, N)
+    # every regime of the grid in one call of the envelope: (J, N), element by element the
+    # same arithmetic as one call a regime
+    at = grid[:, None] * ceil.reshape(1, -1)
+    thr = np.asarray(physics.envelope(at, model, chip, pue, k_cap=k_cap).throughput, float)
+    vals = np.asarray(eta(grid), float)[:, None] * np.broadcast_to(thr, at.shape)  # (J, N)
     hull = np.maximum.accumulate(vals[::-1], axis=0)[::-1]
     xs = np.broadcast_to(np.nan_to_num(x, nan=np.inf), np.broadcast_shapes(x.shape, ceil.shape))
     n = hull.shape[1]
