@@ -163,6 +163,7 @@ def test_compare_base_row_equals_summary_json(base, capsys):
     assert h["payback_months"] is None and math.isnan(row["payback_months"])
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_compare_row_equals_summary_json_where_the_deal_pays_back(base, capsys):
     """A contract that pays back within the horizon, so that both commands' payback months are
     numbers: 100 MW at the contract's rate (444,444.44 USD per MW-month x 100 MW x 30 months
@@ -926,6 +927,7 @@ def test_worker_functions_can_be_sent_to_processes(base):
     pickle.loads(pickle.dumps(D.KeyPoint(base, "horizon.months")))
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_one_and_two_workers_give_identical_bits(base):
     kw = {"points": 101}  # 101 values: four chunks of at most SWEEP_CHUNK
     one = D.sweep(base, "tiers.ultrafast.adoption", workers=1, **kw).table
@@ -958,3 +960,28 @@ def test_default_workers_are_all_cores(monkeypatch, capsys):
     code, _, err = run(["sweep", "contract.mw", "--data", str(DATA), "--points", "101"], capsys)
     assert code == 0, err
     assert seen[0] == 4  # all 7 cores asked for, capped at the sweep's four chunks
+
+
+def _optimum(x, y, best_at) -> D.Optimum:
+    """An optimisation's result on a curve given by hand (NPV in USD over contract.mw)."""
+    i = int(np.argmax(y))
+    rng = D.KeyRange("contract.mw", float(x[0]), float(x[-1]), "number", "given", 750.0)
+    curve = pd.DataFrame({"contract.mw": x, "npv_usd": y})
+    return D.Optimum(rng, "npv", "npv_usd", float(best_at), float(y[i]), float(y[5]), None,
+                     False, True, False, curve)  # fmt: skip
+
+
+def test_an_optimum_on_a_plateau_says_how_flat_the_curve_is_around_it():
+    from econ.report.compare import optimum_text
+
+    # NPV rises from -10 to -1 ($B) by 1 a point, then holds at -1 +- $1M (within a thousandth
+    # of the $9B range: $9M) from the 10th point to the 21st of 21
+    x = np.linspace(100.0, 2100.0, 21)
+    y = np.minimum(-10e9 + 1e9 * np.arange(21), -1e9) + np.where(np.arange(21) % 2, 1e6, 0.0)
+    o = _optimum(x, y, x[int(np.argmax(y))])
+    text = " ".join(optimum_text(o)[0].split())
+    assert "stays within $9.0M of it from 1,000.0 MW to 2,100.0 MW" in text, text
+    # a sharp peak: no plateau sentence
+    y2 = -np.abs(np.arange(21) - 10.0) * 1e9
+    text2 = " ".join(optimum_text(_optimum(x, y2, x[10]))[0].split())
+    assert "stays within" not in text2

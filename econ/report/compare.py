@@ -569,6 +569,36 @@ def _metric_value(o: Optimum, x: float, prose: bool = False) -> str:
     return _months(x)
 
 
+PLATEAU = 1e-3  # a grid point within this share of the metric's range of the best is "as good"
+
+
+def _plateau(o: Optimum) -> tuple[float, float, float] | None:
+    """(first, last value of the key, tolerance) of the contiguous run of grid points around
+    the optimum whose NPV or profitability index is within PLATEAU of the metric's range of
+    the best, where that run spans more than a tenth of the grid; else None."""
+    if o.metric not in ("npv", "profitability_index"):
+        return None
+    x = o.curve.iloc[:, 0].to_numpy(float)
+    y = o.curve[o.output].to_numpy(float)
+    fin = np.isfinite(y)
+    if fin.sum() < 3:
+        return None
+    tol = PLATEAU * float(np.max(y[fin]) - np.min(y[fin]))
+    near = fin & (y >= max(float(np.max(y[fin])), o.best) - tol)
+    i = int(np.argmin(np.abs(x - o.value)))
+    if not near[i]:
+        return None
+    lo = i
+    while lo > 0 and near[lo - 1]:
+        lo -= 1
+    hi = i
+    while hi < len(x) - 1 and near[hi + 1]:
+        hi += 1
+    if hi - lo + 1 <= len(x) // 10:
+        return None
+    return float(x[lo]), float(x[hi]), tol
+
+
 def optimum_found(o: Optimum) -> bool:
     """Whether the optimisation names a best value: the model reads the key, the metric has a
     value somewhere in the range and changes over it (an optimum on an end of the range is
@@ -619,6 +649,14 @@ def optimum_text(o: Optimum, contract: dict | None = None, rows: int = 11) -> tu
                     else f"the value is held (--hold value), so the rate is {rate} per MW-month "
                     "at that size."
                 )
+            )
+        plateau = _plateau(o)
+        if plateau is not None:
+            lo, hi, tol = plateau
+            lines.append(
+                f"{What} stays within {_metric_value(o, tol, True)} of it from {q(key, lo)} to "
+                f"{q(key, hi)} (a thousandth of its range over the grid): nearly flat there, so "
+                "where in that span the best lies says little."
             )
         if o.on_bound:
             end, opt = ("lower", "--low") if o.on_bound == "low" else ("upper", "--high")

@@ -234,7 +234,8 @@ def v3_sentences(h: dict[str, Any], usd=usd) -> list[str]:
             f"{number(api['diversion']['fast'])} fast tokens and earns a margin of "
             f"{money(api['margin_per_mtok_usd'])} per million"
             + (
-                f" (implied premium over standard {_signed_usd(prem)} per million)."
+                f" (implied premium over standard beyond its speed's worth {_signed_usd(prem)} per "
+                "million)."
                 if prem is not None
                 else "."
             )
