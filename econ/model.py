@@ -282,7 +282,7 @@ def _hull(eta, x: Array, env, model, chip, pue, k_cap) -> Array:
     # same arithmetic as one call a regime
     at = grid[:, None] * ceil.reshape(1, -1)
     thr = np.asarray(physics.envelope(at, model, chip, pue, k_cap=k_cap).throughput, float)
-    vals = np.asarray(eta(grid), float)[:, None] * np.broadcast_to(thr, at.shape)  # (J, N)
+    vals = np.asarray(eta(grid), float)[:, None] * thr  # (J, N)
     hull = np.maximum.accumulate(vals[::-1], axis=0)[::-1]
     xs = np.broadcast_to(np.nan_to_num(x, nan=np.inf), np.broadcast_shapes(x.shape, ceil.shape))
     n = hull.shape[1]
