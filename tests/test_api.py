@@ -421,6 +421,7 @@ def test_the_notebook_is_stored_without_outputs():
     assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code)
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_the_example_notebook_runs_top_to_bottom_with_jupyter_nbconvert(tmp_path):
     """`jupyter nbconvert --execute`, as a reader runs it from the command line, with what the
     test extra installs (nbconvert, nbclient, ipykernel)."""

@@ -410,6 +410,7 @@ def test_formula_like_note_lands_as_text(data_copy, tmp_path, capsys):
     assert cell.data_type == "s"  # a string, not a formula
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_edited_workbook_is_not_overwritten_without_force(tmp_path, capsys):
     args = ["report", "--data", str(DATA), "--out", str(tmp_path), "--no-sensitivity"]
     assert run(args, capsys)[0] == 0
@@ -452,6 +453,7 @@ def test_read_only_output_folder_exits_2(tmp_path, capsys, monkeypatch):
     assert list((out / "base").iterdir()) == []
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_locked_workbook_exits_2_and_keeps_the_old_file(tmp_path, capsys, monkeypatch):
     args = ["report", "--data", str(DATA), "--out", str(tmp_path), "--no-sensitivity"]
     assert run(args, capsys)[0] == 0
@@ -490,6 +492,7 @@ def test_init_writes_an_editable_copy(tmp_path, capsys):
     assert code == 2 and "already has files" in err
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_bundled_defaults_used_outside_a_data_folder(tmp_path):
     """Outside a data folder econ uses the bundled data and says so on stderr once per shell
     session (every time with --verbose); its summary says so in its first line anyway."""
@@ -537,6 +540,7 @@ def test_readme_names_only_commands_that_exist():
     assert Path(ROOT / ".ci" / "run").exists()
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_the_readme_examples_run(tmp_path, capsys, monkeypatch):
     """Every line of the README's Examples block runs and exits 0 (the Monte Carlo with
     fewer samples, to keep the test fast)."""

@@ -203,6 +203,7 @@ TOY_PLATFORM = {
 TOY_FRONTIER = {54: 600_000, 340: 300_000, 750: 150_000}
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_a_fourth_platform_needs_data_only(data_copy, tmp_path, capsys):
     add_row(PLATFORM, data_copy / "hardware.csv", TOY_PLATFORM)
     for speed, thr in TOY_FRONTIER.items():
@@ -425,6 +426,7 @@ PINNED = {
 }
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_a_toy_revenue_stream_follows_the_checklist(tmp_path):
     root = copy_project(tmp_path)
     apply(root, REVENUE_STREAM)
@@ -578,6 +580,7 @@ EXTRA_SHEET = [
 ]
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_an_extra_sheet_follows_the_checklist(tmp_path):
     root = copy_project(tmp_path)
     apply(root, EXTRA_SHEET)

@@ -114,6 +114,7 @@ def compared(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_compare_on_a_full_disk_keeps_the_old_pair(compared, tmp_path):
     out = tmp_path / "reports"
     shutil.copytree(compared, out)
@@ -167,6 +168,7 @@ def odd_names(tmp_path_factory) -> tuple[str, str]:
     return os.fsdecode(data), os.fsdecode(out)
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 @pytest.mark.parametrize(
     "command",
     [
@@ -188,6 +190,7 @@ def test_file_names_that_are_not_utf8_work(odd_names, command):
     assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_the_workbook_names_a_folder_that_is_not_utf8_by_its_bytes(odd_names):
     data, out = odd_names
     assert econ_cli("report", "--no-sensitivity", "--data", data, "--out", out).returncode == 0

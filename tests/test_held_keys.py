@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import DATA
 
 import econ
@@ -15,6 +16,7 @@ from econ.sensitivity import run
 SETS = ["tiers.fast.adoption=0", "tiers.ultrafast.adoption=1"]
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_breakeven_holds_what_set_fixes(capsys):
     argv = ["sensitivity", "breakeven", "--data", str(DATA), "--json"]
     assert main([*argv, *(a for s in SETS for a in ("--set", s))]) == 0
@@ -26,6 +28,7 @@ def test_breakeven_holds_what_set_fixes(capsys):
     assert keys == varied  # every other key keeps its row
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_breakeven_of_a_scenario_matches_the_other_analyses_held_keys():
     a = econ.load(DATA, set=dict(s.split("=") for s in SETS))
     held = {k for k, _, _ in run.held(a)}

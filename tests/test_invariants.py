@@ -116,6 +116,7 @@ def test_the_default_data_keeps_the_invariants():
     check_invariants(evaluate(BASE), BASE)
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(pairs=moderate_sets())
 def test_values_within_the_rules_give_a_clean_result_or_a_refusal(pairs):

@@ -212,6 +212,7 @@ def test_two_concurrent_reports_into_one_folder_end_as_one_report(out):
         assert temporaries(out) == []
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_a_held_lock_makes_a_run_wait_then_go_on(out, capsys, monkeypatch):
     fd = os.open(out, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -228,6 +229,7 @@ def test_a_held_lock_makes_a_run_wait_then_go_on(out, capsys, monkeypatch):
 # stamps, user files, earlier versions
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_stale_temporaries_of_killed_runs_are_cleaned(out):
     (out / ".econ-new.base.k1ll3d").mkdir()
     (out / ".econ-new.base.k1ll3d" / "payback_analysis.xlsx").write_bytes(b"partial")
@@ -265,6 +267,7 @@ def test_an_edited_chart_is_protected(out, capsys):
     assert snapshot(out) == before
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_the_users_own_files_in_the_report_folder_are_kept(out, capsys):
     folder = out / "base"
     (folder / "my notes.txt").write_text("keep me")
@@ -373,6 +376,7 @@ def test_output_piped_into_head_is_not_an_error():
     assert res.stdout == "{\n" and res.stderr == ""
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_text_over_the_cell_limit_is_cut_visibly_with_a_warning(data_copy, tmp_path):
     note = "Long note. " * 4000  # 44,000 characters; the reader strips the last space
     p = data_copy / "assumptions.csv"
@@ -527,6 +531,7 @@ def test_a_closed_standard_output_is_one_line_or_not_needed(tmp_path):
     assert "Traceback" not in res.stderr and (tmp_path / "s.csv").exists()
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_outputs_in_a_working_folder_deeper_than_the_longest_path(tmp_path, monkeypatch):
     """The absolute path of the working folder is longer than the system takes (4,096
     bytes): every output is named relative to it, as the user gave it."""

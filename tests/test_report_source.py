@@ -19,6 +19,7 @@ def _hash(a: econ.Assumptions) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_a_report_of_other_data_is_refused_unless_replaced(tmp_path, base, data_copy):
     out = tmp_path / "reports"
     path = write_report(base, out)

@@ -188,6 +188,7 @@ def test_every_command_fits_the_width_in_units_never_in_scientific_notation(
     assert "econ: wrote" not in out
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 @pytest.mark.parametrize("width", [80, 120])
 def test_compare_fits_and_says_what_it_wrote_on_stderr(tmp_path, capsys, monkeypatch, width):
     args = ["compare", "base", "bear", "bull", "--out", str(tmp_path), "--workers", "1"]
@@ -214,6 +215,7 @@ def test_the_tornado_shows_the_json_s_figures_formatted(capsys, monkeypatch):
     assert any(x.startswith(zero[0] + " ") for x in out.splitlines())
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_sobol_and_breakeven_leave_out_the_keys_not_read_unless_all(capsys, monkeypatch):
     _, out, _ = run(["sensitivity", "sobol", "--samples", "32", "--json"], capsys)
     unread = [r["key"] for r in json.loads(out) if r["ST"] == 0 and r["S1"] == 0]
@@ -241,6 +243,7 @@ def test_summary_in_short_paragraphs_each_figure_as_the_formatter_writes_it(caps
     assert f"NPV at {t.share(h['assumptions']['finance.discount_rate_annual'])}:" in prose
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_a_narrow_terminal_keeps_the_column_that_answers(capsys, monkeypatch):
     """At 80 characters: capacity keeps the verdict (a row beyond the ceiling must not read
     like a valid price), the Monte Carlo the share undefined beside the percentiles,
@@ -387,6 +390,7 @@ def _frames(tty: str) -> list[str]:
     return [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", x).strip() for x in plain if x.strip()]
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_progress_shows_each_figure_labelled_a_bar_where_the_total_is_known():
     code, out, tty = _on_a_terminal(
         ["sensitivity", "montecarlo", "--samples", "40000", "--workers", "2"]
@@ -538,6 +542,7 @@ def _header(path: Path) -> list[str]:
 UNIT_COLUMNS = {"unit", "output_unit", "x_unit", "y_unit"}  # the API's units by row
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_each_figure_has_one_name_in_json_csv_and_api_frames(tmp_path, capsys):
     """Walk every output: the JSON of summary, the analyses, sweep and capacity; their CSVs;
     and the API's frames. A figure found in two of them (by its values) has one name."""
@@ -657,6 +662,7 @@ def workbook_texts(tmp_path_factory) -> dict[str, list[str]]:
     return texts
 
 
+@pytest.mark.slow  # an end-to-end run of the commands: the full suite (ECON_SLOW=1)
 def test_one_name_per_figure_on_every_surface(capsys, tmp_path, workbook_texts):
     """The figures easy to take for one another (econ.names) by the one name every surface
     gives them: the summary's words, --json, --csv, the Python API, the workbook."""
