@@ -704,8 +704,9 @@ def _rerun_drivers(book: Book, ws, tornado, row: int) -> int:
     ws.write_string(row, 0, "Drivers that need a rerun", s("bold", valign="top"))
     text = (
         f"Of the tornado's {len(top)} largest keys, {live} are live here; these "
-        f"{len(rerun)} enter through the physics envelope or the realisation (values of the "
-        "run on Capacity): the NPV at the low and high of each one's range, the others as set."
+        f"{len(rerun)} move the served model of the run (its served speeds, stage counts or "
+        "realisation: values of the run on Capacity): the NPV at the low and high of each one's "
+        "range, the others as set."
     )
     ws.write_string(row, 1, text, s("wrap"))
     _fit(ws, row, text)
