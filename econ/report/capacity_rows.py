@@ -462,7 +462,7 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
            if data else {"ultrafast": "IF(ultrafast_offered=1,envc_thr_ultrafast,0)",
                          "standard": "envc_thr_standard"})
     out += [
-        Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none), x the frontier scale",
+        Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none)",
                "tokens/s/MW", "num", thr["ultrafast"], f(r.throughput_per_mw),
                match="Throughput at the served ultrafast speed [tokens/s/MW]"),
         Result("thr_standard", "Thr* at the standard served speed (moved traffic)", "tokens/s/MW",
@@ -491,14 +491,13 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
             Result("gpu_energy", "Energy of a GPU-hour, e = power x PUE x price",
                    "USD/GPU-hour", "usd2", f"{hw}power_kw*facility_pue*buy_power_price_usd_per_kwh",
                    fl["energy"]),
-            Result("gpu_lambda", "Value of a freed GPU-hour, lambda = a x rent + (1 - a) x "
-                   "(sublet + e)", "USD/GPU-hour", "usd2",
+            Result("gpu_lambda", "lambda = a x rent + (1 - a) x (sublet + e)", "USD/GPU-hour", "usd2",
                    f"fleet_avoidable_share*{rent}+(1-fleet_avoidable_share)"
                    "*(fleet_sublet_usd_per_gpu_hour+gpu_energy)", fl["lambda"]),
         ]
         for t in ("standard", "fast"):
-            out.append(Result(f"gpu_cost_{t}_unclamped", f"Value of a {t} token crossing the "
-                              "boundary before the clamp at its list price, v", "USD per 1M tokens",
+            out.append(Result(f"gpu_cost_{t}_unclamped", f"v of a {t} token before the list-price clamp",
+                              "USD per 1M tokens",
                               "usd2", v_raw.format(t=t), min(fl[f"v.{t}"], 1e300)))
         values = {t: f"MIN(gpu_cost_{t}_unclamped,tiers_{t}_price_per_mtok_usd)"
                   for t in ("standard", "fast")}
@@ -508,8 +507,7 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
         values = {t: "capacity_gpu_cost_per_mtok_usd" for t in ("standard", "fast")}
         flex = "capacity_gpu_cost_per_mtok_usd"
     out += [
-        *[Result(f"gpu_cost_{t}", f"Value of a {t} token crossing the GPU-fleet boundary, v "
-                 "(input if set)", "USD per 1M tokens", "usd2", override.format(x=values[t]),
+        *[Result(f"gpu_cost_{t}", f"v of a {t} token off the GPU fleet (input if set)", "USD per 1M tokens", "usd2", override.format(x=values[t]),
                  f(getattr(r, f"gpu_cost_{t}"))) for t in ("standard", "fast")],
         Result("gpu_cost_flexible", "Value of a flexible moved token, v_f", "USD per 1M tokens",
                "usd2", override.format(x=flex), f(r.gpu_cost_flexible)),

@@ -124,7 +124,7 @@ def _table(book: Book, ws, row: int, d: Table) -> int:
     s = book.styles
     for j, c in enumerate(d.columns):
         ws.write_string(row, j, f"{c.header} [{c.unit}]" if c.unit else c.header, s("h"))
-    ws.set_row(row, 45)  # three lines of header
+    ws.set_row(row, 58)  # four lines of header (a long unit wraps to the fourth)
     top, where = row + 1, {c.name: j for j, c in enumerate(d.columns)}
     for i in range(len(d.columns[0].values)):
         r_ = top + i

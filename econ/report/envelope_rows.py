@@ -97,7 +97,7 @@ def _layouts(a: Assumptions, plat: str) -> dict[str, tuple]:
             cs = spec / (a_k + b_k * d_k)
         cs = float(np.nan_to_num(cs, nan=0.0, posinf=0.0, neginf=0.0))
         for n, x in (
-            ("label", f"layout {i + 1}"),
+            ("label", f"{plat} layout {i + 1}"),
             ("k", k_),
             ("hops", k_ if k_ >= 2 else 0.0),
             ("a", a_k),
@@ -198,7 +198,7 @@ def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
                  "eta x envelope at x or any faster regime,"),
             Note("on the grid of regimes below, interpolated in x at each tier's served speed."),
             Table(f"{e}hull", (
-                H("label", "Regime", "", "text", None, [f"x {j + 1}" for j in range(len(grid))]),
+                H("label", "Regime", "", "text", None, [f"{plat} regime {j + 1}" for j in range(len(grid))]),
                 Column("x", "x = s / s_ceil", "-", "num4", None, tuple(float(g) for g in grid),
                        run=True),
                 Column("eta", "Realisation eta(x)", "-", "num4", None, tuple(eta_g), run=True),
@@ -254,16 +254,13 @@ def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
             value = max(eta_t * env_t[t], acc[0]) * k_scale
         else:
             value = (acc[j] * (1 - w) + acc[j + 1] * w) * k_scale
-        out.append(
-            Result(
-                f"{e}thr_{t}",
-                f"Throughput at the {t} served speed" + (" x scale" if scale else ""),
-                "tokens/s/MW",
-                "num",
-                formula,
-                value,
-            )
-        )
+        if basis == "physics":
+            label = f"Envelope at the {t} speed (physics basis)"
+        elif hull:
+            label = f"Hull at the {t} speed x scale"
+        else:
+            label = f"eta x envelope at the {t} speed x scale"
+        out.append(Result(f"{e}thr_{t}", label, "tokens/s/MW", "num", formula, value))
     return out
 
 
