@@ -2250,6 +2250,11 @@ def test_a_pro_price_far_below_the_list_keeps_upgrades_within_100_percent(capsys
     sets = [("plans.pro.price_usd_month", "2"), ("conversion.pro_price_elasticity", "10")]
     r = evaluate(econ.load(DATA).with_overrides(sets))
     assert math.isfinite(r.npv[0])
+    # the price far below the list raises the upgrade rate (the response moved), and the rate,
+    # price factor x (base + cap-hit propensity), stays a probability: the logit's share of a cap
+    # event is at most 1, so the factor is at most 1 / the reference share
+    rate = r.pro_price_factor[0] * (r.pro_base_upgrade[0] + r.pro_capped_propensity[0])
+    assert r.pro_price_factor[0] > 10 and 0.9 < rate <= 1.0
     code = main(
         ["summary", "--data", str(DATA), *sum((["--set", f"{k}={v}"] for k, v in sets), [])]
     )

@@ -400,11 +400,12 @@ MARKED_NOTE = (
 
 
 # fmt: off
-def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
+def served_rows(a: Assumptions, r: Results, envelope: tuple[list, dict[str, str]]) -> list:
     """The served model of the run (sections 0.1, V4.3-V4.5): served speeds, ceilings and
     realisations as the run computed them (marked: they take a rerun), then ``envelope`` (the
-    physics envelope's live rows, econ.report.envelope_rows; none on the data basis), each
-    curve's value at the served speeds (live, or of the run on the data basis); the frontier
+    physics envelope's live rows, econ.report.envelope_rows, and the formulas of the
+    throughputs by row name; none on the data basis), each curve's value at the served speeds
+    (live, or of the run on the data basis); the frontier
     scales, the GPU rent and the value of a freed GPU-hour act on them live, and the value of a
     token crossing the GPU-fleet boundary follows."""
     served_u = f(r.served_tokens_per_s_ultrafast)
@@ -448,7 +449,7 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
                f(r.ceiling_gpu)),
         *[Marked(f"eta_{k.replace('.', '_')}", f"Realisation eta of {k} (transferred basis)", "-",
                  "num4", f(x)) for k, x in etas],
-        *envelope,
+        *envelope[0],
         Section("The throughput that feeds the money (section 0.1)"),
     ]
     if data:
@@ -458,15 +459,15 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
             Marked("thr_standard_run", f"{plat} curve at the standard served speed, scale 1",
                    "tokens/s/MW", "num", f(r.throughput_per_mw_standard) / k_c),
         ]
-    thr = ({"ultrafast": f"thr_ultrafast_run{sc_c}", "standard": f"thr_standard_run{sc_c}"}
-           if data else {"ultrafast": "IF(ultrafast_offered=1,envc_thr_ultrafast,0)",
-                         "standard": "envc_thr_standard"})
+    thr = (envelope[1] if not data else
+           {"thr_ultrafast": f"thr_ultrafast_run{sc_c}", "thr_standard": f"thr_standard_run{sc_c}",
+            **{f"gpu_thr_{t}": f"gpu_thr_{t}_run{sc_g}" for t in ("standard", "fast")}})
     out += [
         Result("thr_ultrafast", "Thr* at the ultrafast served speed (0: none)",
-               "tokens/s/MW", "num", thr["ultrafast"], f(r.throughput_per_mw),
+               "tokens/s/MW", "num", thr["thr_ultrafast"], f(r.throughput_per_mw),
                match="Throughput at the served ultrafast speed [tokens/s/MW]"),
         Result("thr_standard", "Thr* at the standard served speed (moved traffic)", "tokens/s/MW",
-               "num", thr["standard"], f(r.throughput_per_mw_standard),
+               "num", thr["thr_standard"], f(r.throughput_per_mw_standard),
                match="Throughput at the standard served speed [tokens/s/MW]"),
         Section(f"One value per freed GPU-hour on {gpu} (section V4.3; live)"),
     ]
@@ -474,9 +475,8 @@ def served_rows(a: Assumptions, r: Results, envelope: list) -> list:
         if data:
             out += [Marked(f"gpu_thr_{t}_run", f"{gpu} curve at the {t} served speed, scale 1",
                            "tokens/s/MW", "num", gpu_thr[t] / k_g) for t in ("standard", "fast")]
-        out += [Result(f"gpu_thr_{t}", f"{gpu} throughput at the {t} served speed"
-                       + (", x the frontier scale" if data else ""), "tokens/s/MW", "num",
-                       f"gpu_thr_{t}_run{sc_g}" if data else f"envg_thr_{t}", gpu_thr[t])
+        out += [Result(f"gpu_thr_{t}", f"{gpu} throughput at the {t} served speed",
+                       "tokens/s/MW", "num", thr[f"gpu_thr_{t}"], gpu_thr[t])
                 for t in ("standard", "fast")]
         if rent == "gpu_rent_run":
             out.append(Marked("gpu_rent_run", f"{gpu}'s cost per GPU-hour (buy side; no rent)",

@@ -339,7 +339,8 @@ CROSS_RULES: dict[str, str | tuple[str, str | Callable[[Book], str]]] = {
     "check_tranches_deliver": (
         "Tranches bring the contracted MW online within the term",
         "IF(OR(ISBLANK(contract_tranche_mw),ISBLANK(contract_tranche_months)),TRUE,"
-        "contract_tranche_mw*ROUNDUP(contract_term_months/contract_tranche_months-1E-12,0)"
+        "contract_tranche_mw*ROUNDUP(contract_term_months/contract_tranche_months"
+        "-constant_ceiling_slack,0)"
         ">=contract_mw)",
     ),
     "check_pro_growth": "inputs",

@@ -118,9 +118,11 @@ def _envelope(a: Assumptions, plat: str, speeds) -> list[float]:
     return [float(x) for x in np.asarray(env.throughput, float).reshape(-1)]
 
 
-def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
+def envelope_rows(a: Assumptions, r: Results, role: str, formulas: dict[str, str]) -> list:
     """The envelope block of one platform: its layouts, the hull where its realisation rises
-    with the regime, and the throughput at each tier's served speed that feeds the money."""
+    with the regime, and the envelope at each tier's served speed. ``formulas`` receives, by
+    tier, the formula of the throughput there that feeds the money (the rows thr_<tier> and
+    gpu_thr_<tier> of econ/report/capacity_rows.py, which carry the run's values)."""
     hw, ph, e = ROLES[role]
     plat = str(a.values["contract.platform" if role == "contract" else "capacity.gpu_platform"])
     basis = a.values["capacity.basis"]
@@ -184,7 +186,6 @@ def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
     ceiling = float(physics.ceiling(tables.served_model(a), tables.chip(a, plat)))
     hull = basis == "transferred" and not eta.non_increasing
     scale = f"*hardware_{plat}_frontier_scale" if basis == "transferred" else ""
-    k_scale = a.num(f"hardware.{plat}.frontier_scale") if basis == "transferred" else 1.0
     if hull:
         grid = np.unique(np.concatenate([np.asarray(HULL_X), np.asarray(eta.x)]))
         grid = grid[grid <= 1.0]
@@ -212,8 +213,6 @@ def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
         ]  # fmt: skip
     for t in tiers:
         s_name = f"served_{t}"
-        factor = r.parts.get(f"eta.{plat}.{t}")
-        eta_t = f(factor) if factor is not None else 1.0
         out.append(
             Result(
                 f"{e}env_{t}",
@@ -246,30 +245,22 @@ def envelope_rows(a: Assumptions, r: Results, role: str) -> list:
                 f"IF({e}x_{t}<INDEX({x_g},1),MAX(eta_{plat}_{t}*{e}env_{t},INDEX({hl},1)),"
                 f"INDEX({hl},{e}j_{t})*(1-{e}w_{t})+INDEX({hl},{e}j_{t}+1)*{e}w_{t}){scale}"
             )
-        if basis == "physics":
-            value = env_t[t]
-        elif not hull:
-            value = eta_t * env_t[t] * k_scale
-        elif x_t < grid[0]:
-            value = max(eta_t * env_t[t], acc[0]) * k_scale
-        else:
-            value = (acc[j] * (1 - w) + acc[j + 1] * w) * k_scale
-        if basis == "physics":
-            label = f"Envelope at the {t} speed (physics basis)"
-        elif hull:
-            label = f"Hull at the {t} speed x scale"
-        else:
-            label = f"eta x envelope at the {t} speed x scale"
-        out.append(Result(f"{e}thr_{t}", label, "tokens/s/MW", "num", formula, value))
+        formulas[t] = formula
     return out
 
 
-def envelope_blocks(a: Assumptions, r: Results) -> list:
+def envelope_blocks(a: Assumptions, r: Results) -> tuple[list, dict[str, str]]:
     """The envelope's live rows of the contract and GPU platforms (none on the data basis; no
-    GPU block where capacity.gpu_cost_per_mtok_usd sets the value of a GPU token)."""
+    GPU block where capacity.gpu_cost_per_mtok_usd sets the value of a GPU token), and the
+    formulas of the throughputs that feed the money by row name (thr_ultrafast, thr_standard,
+    gpu_thr_standard, gpu_thr_fast)."""
     if a.values["capacity.basis"] == "data":
-        return []
-    out = envelope_rows(a, r, "contract")
+        return [], {}
+    contract: dict[str, str] = {}
+    gpu: dict[str, str] = {}
+    out = envelope_rows(a, r, "contract", contract)
     if "capacity.gpu_cost_per_mtok_usd" not in a.values:
-        out += gpu_physics_rows(a) + envelope_rows(a, r, "gpu")
-    return out
+        out += gpu_physics_rows(a) + envelope_rows(a, r, "gpu", gpu)
+    formulas = {f"thr_{t}": x for t, x in contract.items()}
+    formulas["thr_ultrafast"] = f"IF(ultrafast_offered=1,{formulas['thr_ultrafast']},0)"
+    return out, {**formulas, **{f"gpu_thr_{t}": x for t, x in gpu.items()}}

@@ -1,6 +1,6 @@
 """The physics envelope the Capacity sheet computes live (econ/report/envelope_rows.py): its
-closed form per layout against a brute-force search over serving speeds, and its throughputs
-against the econ run's (LibreOffice's recalculation of the same rows: test_workbook_recalc)."""
+closed form per layout against a brute-force search over serving speeds, and the rows the money
+reads (their values against the econ run's: LibreOffice's recalculation, test_workbook_recalc)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from econ.compute import physics, tables, transfer
 from econ.model import evaluate
 from econ.report.capacity_rows import Marked, Table
 from econ.report.envelope_rows import envelope_blocks
-from econ.report.rows import Result
 
 
 def _brute_force(a, plat: str, speed: float) -> float:
@@ -63,26 +62,28 @@ def test_econs_envelope_is_the_best_layout_at_its_best_serving_speed(base, plat,
     assert econ == pytest.approx(_brute_force(a, plat, speed), rel=1e-4)
 
 
-def test_the_sheets_throughputs_are_the_runs(base):
-    """The Python values the envelope rows carry (what LibreOffice recomputes from the formulas)
-    are econ's throughputs at the served speeds, hull and frontier scale included."""
-    r = evaluate(base)
-    decls = envelope_blocks(base, r)
-    values = {d.name: d.value for d in decls if isinstance(d, Result)}
-    assert values["envc_thr_ultrafast"] == pytest.approx(float(r.throughput_per_mw[0]), rel=1e-12)
-    assert values["envc_thr_standard"] == pytest.approx(
-        float(r.throughput_per_mw_standard[0]), rel=1e-12
-    )
-    for t in ("standard", "fast"):
-        assert values[f"envg_thr_{t}"] == pytest.approx(
-            float(getattr(r, f"gpu_throughput_{t}")[0]), rel=1e-12
-        ), t
-    # the B300's realisation rises with the regime on the bundled data: the hull is on the sheet
-    names = {d.name for d in decls if isinstance(d, Table | Marked)}
+def test_the_money_reads_the_envelope_rows_hull_and_realisation_included(base):
+    """The throughputs that feed the money are formulas on the envelope's rows: the B300's
+    hull (its realisation rises with the regime on the bundled data), the WSE-3's realisation
+    at the tier times its envelope (one measurement: eta flat, no hull), each times its
+    frontier scale. That they recompute to the run's values is LibreOffice's test
+    (test_workbook_recalc: every formula against the value econ wrote, and edits of the KV
+    cache, the context and the prefill against econ's NPV)."""
+    rows, formulas = envelope_blocks(base, evaluate(base))
+    names = {d.name for d in rows if isinstance(d, Table | Marked)}
     assert {"envc_layout", "envg_layout", "envg_hull", "envg_stage_cap"} <= names
-    assert "envc_hull" not in names  # the WSE-3's single measurement: eta flat, no hull
+    assert "envc_hull" not in names
+    assert set(formulas) == {"thr_ultrafast", "thr_standard", "gpu_thr_standard", "gpu_thr_fast"}
+    for t in ("standard", "fast"):
+        assert "envg_hull_hull" in formulas[f"gpu_thr_{t}"], t
+        assert formulas[f"gpu_thr_{t}"].endswith("*hardware_b300_frontier_scale"), t
+    assert (
+        formulas["thr_standard"]
+        == "eta_wse3_standard*envc_env_standard*hardware_wse3_frontier_scale"
+    )
+    assert formulas["thr_ultrafast"].startswith("IF(ultrafast_offered=1,eta_wse3_ultrafast*")
 
 
 def test_no_envelope_rows_on_the_data_basis(base):
     a = base.with_overrides([("capacity.basis", "data")])
-    assert envelope_blocks(a, evaluate(a)) == []
+    assert envelope_blocks(a, evaluate(a)) == ([], {})
