@@ -214,13 +214,9 @@ SCALARS: dict[str, Rule] = {
     "market.price_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
     "hardware.gpu_cost_decline_per_year": Rule("1/yr", low=0, high=1, high_open=True),
     "model.succession_months": _pos("months", HORIZON_MAX_MONTHS),
-    "model.successor_params_multiple": Rule(
-        "x",
-        low=1,
-        high=1,
-        note="successors of another size (the scenario successor_2x) are not built: "
-        "docs/model.md V4.6",
-    ),  # fmt: skip
+    # successors of another size (scenario successor_2x): the multiple of the served model's
+    # parameters at the same active share
+    "model.successor_params_multiple": Rule("x", low=0, high=16, low_open=True, sense=True),
     "model.predecessor_decline_per_month": Rule("1/month", low=0, high=1, high_open=True),
     "conversion.pro_churn_monthly": Rule("1/month", low=0, high=0.5),
     "conversion.extra_churn_after_term_monthly": Rule("1/month", low=0, high=0.5),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -201,6 +201,13 @@ class Capacity:
     eta: dict[str, Array]
     streams: Array
     fleet: dict[str, Array]
+    monthly: dict[str, Array] = field(default_factory=dict)
+    successor: dict[str, Array] = field(default_factory=dict)
+
+    @property
+    def succeeds(self) -> bool:
+        """Whether a successor of another size is the flagship in some month (V4.6)."""
+        return bool(self.successor)
 
 
 def data_throughput(p: Params, plat: str, speed: Array) -> Array:
@@ -377,8 +384,84 @@ def online_mw(p: Params, t: Array, mw: ArrayLike) -> Array:
 def capacity_stage(p: Params, most: ArrayLike = 1.0) -> Capacity:
     """MW online; served speeds; Thr* at the served ultrafast and standard speeds on the
     contract; the value of a token crossing the GPU-fleet boundary, by tier (sections 0.1,
-    3.5, V4.3-V4.5). ``most``: the largest served multiplier the ultrafast tier may take,
-    scalar or (N,)."""
+    3.5, V4.3-V4.5); and, where a successor of another size follows the served model
+    (model.successor_params_multiple other than 1, section V4.6), each month's values.
+    ``most``: the largest served multiplier the ultrafast tier may take, scalar or (N,)."""
+    c = _served_capacity(p, most)
+    t = c.t
+    row = lambda x: np.asarray(x, float).reshape(1, -1)  # noqa: E731
+    monthly = {
+        "thr_u": row(c.throughput_ultrafast),
+        "thr_b": row(c.throughput_standard),
+        "g_std": row(c.gpu_cost["standard"]),
+        "g_std_c": row(c.gpu_cost["standard"]),
+        "g_fast_c": row(c.gpu_cost["fast"]),
+        "g_flex_c": row(c.gpu_cost_flexible),
+        "demand": np.ones((1, 1)),
+        "succession": np.zeros((1, 1)),
+        "contract_successor": np.zeros((1, 1)),
+    }
+    mult = p("model.successor_params_multiple")
+    # the successor is the flagship from the first month that starts at or after its launch
+    succ = ((t - 1.0) >= p.row("model.succession_months")) & (mult != 1.0)[None, :]
+    if not succ.any():
+        return replace(c, monthly=monthly)
+    q = _SuccessorParams(p, mult)
+    # the successor at the predecessor's served ultrafast speed: the contract serves it where
+    # that speed stays feasible (0.1's grid), else the predecessor (section V4.6)
+    c1 = _served_capacity(q, np.where(c.offered, c.multiplier, 0.0))
+    reached = c.offered & c1.offered & (c1.multiplier == c.multiplier)
+    on = succ & reached[None, :]
+    pick = lambda x1, x0, m: np.where(m, row(x1), row(x0))  # noqa: E731
+    decline = p.row("model.predecessor_decline_per_month")
+    first = np.ceil(p.row("model.succession_months")) + 1.0  # the successor's first month
+    monthly.update(
+        thr_u=pick(c1.throughput_ultrafast, c.throughput_ultrafast, on),
+        thr_b=pick(c1.throughput_standard, c.throughput_standard, on),
+        g_std=pick(c1.gpu_cost["standard"], c.gpu_cost["standard"], succ),
+        g_std_c=pick(c1.gpu_cost["standard"], c.gpu_cost["standard"], on),
+        g_fast_c=pick(c1.gpu_cost["fast"], c.gpu_cost["fast"], on),
+        g_flex_c=pick(c1.gpu_cost_flexible, c.gpu_cost_flexible, on),
+        demand=np.where(succ & ~on, np.exp((t - first + 1.0) * np.log1p(-decline)), 1.0),
+        succession=succ.astype(float),
+        contract_successor=on.astype(float),
+    )
+    successor = {
+        "reached": np.asarray(reached, float),
+        "multiplier": c1.multiplier,
+        "ceiling_contract": c1.ceiling_contract,
+        "ceiling_gpu": c1.ceiling_gpu,
+        "throughput_ultrafast": c1.throughput_ultrafast,
+        "throughput_standard": c1.throughput_standard,
+        "gpu_cost_standard": c1.gpu_cost["standard"],
+        "gpu_cost_fast": c1.gpu_cost["fast"],
+        "gpu_cost_flexible": c1.gpu_cost_flexible,
+        "served_standard": c1.served["standard"],
+        "served_fast": c1.served["fast"],
+        **{
+            f"{k}_{i}": c1.fleet[f"{f}.{i}"]
+            for i in ("standard", "fast")
+            for k, f in (("gpu_throughput", "thr"), ("gpu_hours", "h"), ("gpu_cost_unclamped", "v"))
+        },
+    }
+    streams = cap.streams(c.mw_online, monthly["thr_u"], c.served["ultrafast"])
+    return replace(c, monthly=monthly, successor=successor, streams=streams)
+
+
+class _SuccessorParams(Params):
+    """The run's parameters with the served model's parameters times
+    model.successor_params_multiple (the same active share; section V4.6). Shares the run's
+    record of the keys read; not validated again (the multiple's rule bounds it)."""
+
+    def __init__(self, p: Params, mult: Array):
+        self.a = p.a
+        self.over = {**p.over, "model.params": p("model.params") * mult}
+        self.n = p.n
+        self.read = p.read
+
+
+def _served_capacity(p: Params, most: ArrayLike = 1.0) -> Capacity:
+    """The served model's capacity stage (capacity_stage without a successor)."""
     a = p.a
     H = int(a.values["horizon.months"])
     t = cap.months(H)[:, None]
@@ -624,6 +707,8 @@ def demand_stage(p: Params, c: Capacity, detail: bool) -> Demand:
         (api.market * api.share_ultrafast)[None, :] * e * ramp,
         0.0,
     )
+    if c.succeeds:  # the predecessor's declining demand where the contract serves it (V4.6)
+        wanted = wanted * c.monthly["demand"]
     return Demand(
         efficiency=e,
         phi=phi,
@@ -720,7 +805,7 @@ def subscriber_margin(p: Params, c: Capacity, dem: Demand) -> Array:
         SECONDS_PER_MONTH / SECONDS_PER_WEEK
     )
     step = pro_price(p) - p.row("plans.plus.price_usd_month")
-    g_std = c.gpu_cost["standard"][None, :] * dem.cost_index
+    g_std = c.monthly["g_std"] * dem.cost_index  # the month's flagship on the fleet (V4.6)
     return step * keep - extra_tokens * g_std / TOKENS_PER_MILLION
 
 
@@ -750,65 +835,77 @@ def price_factor(p: Params, propensity: Array) -> Array:
 
 def uses(p: Params, c: Capacity, dem: Demand) -> dict[str, Array]:
     """The other uses' demand [average MW or tokens/month] (H, N) and values [USD per average
-    MW-month] (N,) in the monthly allocation, and the tokens a month one average MW carries at
-    the ultrafast and standard speeds, per_mw_u and per_mw_b (N,) (sections 0.2, V4.2, V4.3).
+    MW-month] (H, N), and the tokens a month one average MW carries at the ultrafast and
+    standard speeds, per_mw_u and per_mw_b (N,, the served model's) and per_mw_u_t and
+    per_mw_b_t (each month's, the model the contract serves then: section V4.6) (sections 0.2,
+    V4.2, V4.3).
 
     The API's part of the moved traffic: its standard and fast demand without the deal
     (the logit's market at the no-deal shares, times e_t) and the lab tokens the ultrafast
     tier diverts (V_t x (D_s + D_f)); the free tier's use of the served model where served;
-    the lab's internal batch work I_t in the term."""
+    the lab's internal batch work I_t in the term. Where the contract serves a predecessor
+    whose demand declines (section V4.6), the served model's demand is the month's share of it."""
     row = p.row
-    per_mw_u = c.throughput_ultrafast * SECONDS_PER_MONTH  # at s_u
-    per_mw_b = c.throughput_standard * SECONDS_PER_MONTH
+    m = c.monthly
+    per_mw_u = m["thr_u"] * SECONDS_PER_MONTH  # at s_u
+    per_mw_b = m["thr_b"] * SECONDS_PER_MONTH
     api_cap = np.divide(
         dem.api_wanted,
-        per_mw_u[None, :],
-        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, (1, per_mw_u.size))),
-        where=per_mw_u[None, :] > 0,
+        per_mw_u,
+        out=np.zeros(np.broadcast_shapes(dem.api_wanted.shape, per_mw_u.shape)),
+        where=per_mw_u > 0,
     )
     api = dem.api
     api_demand = (api.market * (api.no_deal_standard + api.no_deal_fast))[None, :] * (
         dem.efficiency
     )
+    free = free_demand(p, c, dem)
+    if c.succeeds:
+        api_demand, free = api_demand * m["demand"], free * m["demand"]
     api_credited = dem.api_wanted * (api.diversion_standard + api.diversion_fast)[None, :]
     in_term = c.t <= c.term
     batch = np.where(in_term, row("capacity.internal_batch_tokens_per_month"), 0.0)
+    margin = api_margin_monthly(p, c, dem)
+    ci = dem.cost_index
     return {
-        "per_mw_u": per_mw_u,
-        "per_mw_b": per_mw_b,
+        "per_mw_u": c.throughput_ultrafast * SECONDS_PER_MONTH,
+        "per_mw_b": c.throughput_standard * SECONDS_PER_MONTH,
+        "per_mw_u_t": per_mw_u,
+        "per_mw_b_t": per_mw_b,
         "api_cap": api_cap,
         "api_demand": api_demand,
         "api_credited": api_credited,
-        "free_demand": free_demand(p, c, dem),
+        "free_demand": free,
         "internal_batch": batch,
         # each month's values (section V4.6): API prices follow pi_t, GPU costs c_t
-        "api_margin": api_margin_monthly(p, dem),
-        "rho_api": api_margin_monthly(p, dem) * per_mw_u[None, :] / TOKENS_PER_MILLION,
-        "rho_backfill": c.gpu_cost["standard"][None, :]
-        * dem.cost_index
-        * per_mw_b[None, :]
-        / TOKENS_PER_MILLION,
-        "rho_free": row("free.alternative_cost_per_mtok_usd")
-        * dem.cost_index
-        * per_mw_b[None, :]
-        / TOKENS_PER_MILLION,
-        "rho_flexible": c.gpu_cost_flexible[None, :]
-        * dem.cost_index
-        * per_mw_b[None, :]
-        / TOKENS_PER_MILLION,
+        "api_margin": margin,
+        "rho_api": margin * per_mw_u / TOKENS_PER_MILLION,
+        "rho_backfill": m["g_std_c"] * ci * per_mw_b / TOKENS_PER_MILLION,
+        "rho_free": row("free.alternative_cost_per_mtok_usd") * ci * per_mw_b / TOKENS_PER_MILLION,
+        "rho_flexible": m["g_flex_c"] * ci * per_mw_b / TOKENS_PER_MILLION,
     }
 
 
-def api_margin_monthly(p: Params, dem: Demand) -> Array:
+def api_gpu_avoided(c: Capacity, api: choice.Choice) -> Array:
+    """sum D_j v_j,t [USD per 1M] (1, N) or (H, N): the GPU cost an ultrafast API token saves,
+    at the values of the model the contract serves that month (section V4.6)."""
+    if not c.succeeds:
+        return api.gpu_avoided_per_token[None, :]
+    m = c.monthly
+    return (
+        api.diversion_standard[None, :] * m["g_std_c"] + api.diversion_fast[None, :] * m["g_fast_c"]
+    )
+
+
+def api_margin_monthly(p: Params, c: Capacity, dem: Demand) -> Array:
     """m_u,t [USD per 1M tokens] (H, N): the margin of an ultrafast token in month t with every
     API price at pi_t of its list and every GPU cost at c_t (section V4.6):
     (1 - f) pi_t (p_u - sum D_j p_j) + c_t sum D_j v_j."""
     keep = 1.0 - p.row("finance.variable_cost_share")
     api = dem.api
-    return (
-        keep * dem.price_index * api.revenue_per_token[None, :]
-        + dem.cost_index * api.gpu_avoided_per_token[None, :]
-    )
+    return keep * dem.price_index * api.revenue_per_token[
+        None, :
+    ] + dem.cost_index * api_gpu_avoided(c, api)
 
 
 def free_users(p: Params, c: Capacity, dem: Demand) -> Array:
@@ -868,7 +965,7 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
     parts: dict[str, Array] | None = {} if detail else None
     W = allocation.subscriber_value_per_adopter(margin, d, step, tv_sub, parts)
     u = uses(p, c, dem)
-    per_mw_u, per_mw_b = u["per_mw_u"], u["per_mw_b"]
+    per_mw_u, per_mw_b = u["per_mw_u_t"], u["per_mw_b_t"]
     path = allocation.pro_paths(
         plus_pool=dem.plus_pool,
         pro_start=p("market.pro_subscribers_start"),
@@ -882,10 +979,10 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         offer=str(p.a.values["capacity.subscriber_offer"]),
         peak_to_average=p("usage.peak_to_average"),
         speed_ultrafast=c.served["ultrafast"],
-        throughput_ultrafast=c.throughput_ultrafast,
+        throughput_ultrafast=c.monthly["thr_u"],
         phi_ultrafast=dem.phi["ultrafast"],
         lift_weight=p("conversion.voluntary_cap_hit_weight"),
-        gpu_cost_standard=c.gpu_cost["standard"][None, :] * dem.cost_index,
+        gpu_cost_standard=c.monthly["g_std_c"] * dem.cost_index,
         hit_standard=dem.plus_hits["standard"],
         hit_fast=dem.plus_hits["fast"],
         hit_ultrafast=dem.plus_hits["ultrafast"],
@@ -909,8 +1006,17 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         # W_t is at month 0; the other uses' values are month-t money: compare them in month t
         pro_value=W / d,
         term_months=c.term[0],
+        demand_factor=c.monthly["demand"] if c.succeeds else None,
         detail=detail,
     )
+    if path.parts is not None:  # the served model's (the workbook's scalars; V4.6)
+        thr_u, s_u = c.throughput_ultrafast, c.served["ultrafast"]
+        path.parts["moved_per_value"] = np.broadcast_to(
+            SECONDS_PER_MONTH * thr_u / (dem.phi["ultrafast"] * TOKENS_PER_MILLION), (p.n,)
+        )
+        path.parts["mw_per_stream"] = np.broadcast_to(
+            np.divide(s_u, thr_u, out=np.zeros(np.shape(thr_u)), where=thr_u > 0), (p.n,)
+        )
     if parts is not None:
         parts.update(u, survival_step=step, adoption_burn=burn, subscriber_tv=tv_sub)
     return Adoption(
@@ -921,10 +1027,10 @@ def adoption_stage(p: Params, c: Capacity, dem: Demand, detail: bool = False) ->
         pro_value=W,
         adoption_wanted=a_want,
         subscriber_margin=margin,
-        api_served=path.mw_api * per_mw_u[None, :],
-        backfill_peak=path.mw_backfill_peak * per_mw_b[None, :],
-        backfill_flexible=path.mw_backfill_flexible * per_mw_b[None, :],
-        free_moved=path.mw_free * per_mw_b[None, :],
+        api_served=path.mw_api * per_mw_u,
+        backfill_peak=path.mw_backfill_peak * per_mw_b,
+        backfill_flexible=path.mw_backfill_flexible * per_mw_b,
+        free_moved=path.mw_free * per_mw_b,
         propensity_capped=prop_capped,
         parts=parts,
     )
@@ -939,7 +1045,8 @@ class Revenue:
     a_u A_t peak_to_average [peak streams]; adopter_tokens a_u A_t s_u SECONDS_PER_MONTH
     [tokens/month]; backfill Bf_t, the moved traffic carried (peak-shaped, flexible and the
     free tier's) [tokens/month]; moved / added [tokens/month]; gpu gpu_t [USD]; backfill_usd
-    the GPU cost the moved traffic saves (part of gpu_t) [USD].
+    the GPU cost the moved traffic saves (part of gpu_t) [USD]; added_usd the GPU cost of the
+    tokens added (gpu_t nets it out) [USD].
     """
 
     incremental_pro: Array
@@ -953,6 +1060,7 @@ class Revenue:
     added: Array
     gpu: Array
     backfill_usd: Array
+    added_usd: Array
 
 
 def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue:
@@ -963,22 +1071,29 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
     # API prices at pi_t of their list, GPU costs at c_t (section V4.6)
     pi, ci = dem.price_index, dem.cost_index
     api = ado.api_served * pi * dem.api.revenue_per_token[None, :] / TOKENS_PER_MILLION
-    api_gpu = ado.api_served * ci * dem.api.gpu_avoided_per_token[None, :] / TOKENS_PER_MILLION
+    api_gpu = ado.api_served * ci * api_gpu_avoided(c, dem.api) / TOKENS_PER_MILLION
     pta = row("usage.peak_to_average")
     subscriber = path.ultrafast_adoption * path.all_adopt_streams * pta
     s_u = c.served["ultrafast"][None, :]
     adopter_tokens = subscriber / pta * s_u * SECONDS_PER_MONTH
     phi_u = dem.phi["ultrafast"][None, :]
-    g_std = c.gpu_cost["standard"][None, :] * ci
+    m = c.monthly
+    # the tokens the contract carries are worth the model it serves that month; the tokens
+    # new Pro subscribers add to the fleet, the month's flagship (section V4.6)
+    g_c, g_fleet = m["g_std_c"] * ci, m["g_std"] * ci
     added = rev.tokens_added_to_gpus(d_pro, dem.w_pro_standard, dem.w_plus_standard)
     # every token crossing the GPU-fleet boundary at one value per freed GPU-hour (V4.3); the
     # free tier's tokens save the smaller model it would otherwise get
     moved_usd = (
-        ado.backfill_peak * g_std
-        + ado.backfill_flexible * c.gpu_cost_flexible[None, :] * ci
+        ado.backfill_peak * g_c
+        + ado.backfill_flexible * m["g_flex_c"] * ci
         + ado.free_moved * row("free.alternative_cost_per_mtok_usd") * ci
     ) / TOKENS_PER_MILLION
-    gpu = (adopter_tokens / phi_u - added) * g_std / TOKENS_PER_MILLION + moved_usd + api_gpu
+    if c.succeeds:
+        adopter_gpu = adopter_tokens / phi_u * g_c - added * g_fleet
+    else:
+        adopter_gpu = (adopter_tokens / phi_u - added) * g_c
+    gpu = adopter_gpu / TOKENS_PER_MILLION + moved_usd + api_gpu
     diverted = ado.api_served * (dem.api.diversion_standard + dem.api.diversion_fast)[None, :]
     backfill = ado.backfill_peak + ado.backfill_flexible + ado.free_moved
     moved = backfill + adopter_tokens / phi_u + diverted
@@ -994,6 +1109,7 @@ def revenue_stage(p: Params, c: Capacity, dem: Demand, ado: Adoption) -> Revenue
         added,
         gpu,
         moved_usd,
+        added * g_fleet / TOKENS_PER_MILLION,
     )
 
 
@@ -1514,7 +1630,6 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
     )
     out.cumulative_discounted_cash = nh(np.cumsum(cash.discounted_cash_flow, axis=0))
     in_term = c.t <= p.row("contract.term_months")
-    g_std = c.gpu_cost["standard"]
     api = dem.api
     served = ado.api_served.sum(axis=0)
     served_at_price = (ado.api_served * dem.price_index).sum(axis=0)  # tokens x pi_t
@@ -1534,10 +1649,9 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         "api_gpu_cost_avoided_usd": vec(r.api_gpu.sum(axis=0)),
         "backfill_usd": vec(out.backfill_usd.sum(axis=1)),
         "gpu_savings_usd": vec(r.gpu.sum(axis=0)),
-        "gpu_cost_of_moved_usd": vec(
-            r.gpu.sum(axis=0) + r.added.sum(axis=0) * g_std / TOKENS_PER_MILLION
-        ),
-        "gpu_cost_of_added_usd": vec(r.added.sum(axis=0) * g_std / TOKENS_PER_MILLION),
+        # each month's tokens at that month's values (c_t and the flagship: V4.6)
+        "gpu_cost_of_moved_usd": vec(r.gpu.sum(axis=0) + r.added_usd.sum(axis=0)),
+        "gpu_cost_of_added_usd": vec(r.added_usd.sum(axis=0)),
         "tokens_moved_off_gpus": vec(r.moved.sum(axis=0)),
         "tokens_added_to_gpus": vec(r.added.sum(axis=0)),
         "tokens_served": vec(out.tokens_served.sum(axis=1)),
@@ -1628,7 +1742,21 @@ def _add_detail(out: Results, p, c, rent, dem, ado, r, cash, nh, vec) -> None:
         **{f"plus_hit.{i}": nh(x) for i, x in dem.plus_hits.items()},
         **{f"pro_hit.{i}": nh(x) for i, x in dem.pro_hits.items()},
         **_chain_parts(dem, ado, nh, vec),
+        **_succession_parts(c, dem, nh, vec),
     }
+
+
+def _succession_parts(c: Capacity, dem: Demand, nh, vec) -> dict[str, Array]:
+    """Each month's model on the fleet and on the contract (section V4.6): the months the
+    successor is the flagship and those the contract serves it, the factor on the demand the
+    contract serves, the contract's throughputs and the values of its tokens (the month's), and
+    the successor's figures (``successor.*``, only where a successor of another size comes)."""
+    m = c.monthly
+    out = {k: nh(m[k]) for k in ("succession", "contract_successor", "demand")}
+    out.update({f"{k}_t": nh(m[k]) for k in ("thr_u", "thr_b", "g_std", "g_std_c", "g_flex_c")})
+    out["api_gpu_c_t"] = nh(api_gpu_avoided(c, dem.api))
+    out.update({f"successor.{k}": vec(v) for k, v in c.successor.items()})
+    return out
 
 
 LOGIT_PARTS = ("q_s", "q_f", "q_u", "q_0", "beta", "gamma", "alpha_s", "alpha_f", "alpha_u")

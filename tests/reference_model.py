@@ -936,28 +936,12 @@ def _plan_usage(v: dict) -> tuple[tuple[float, float], tuple[float, float]]:
     return out[0], out[1]
 
 
-def _setup(v: dict, base: dict) -> dict:
-    """Everything of one scenario that does not depend on the ultrafast tier's served speed."""
-    _check_version3(v)
-    c = {"v": v}
+def _gpu_side(v: dict, gc: Capacity, tier_speed: dict, basis: str) -> dict:
+    """0.1 (B), V4.3: the GPU tiers' served speeds on the GPU platform and the value of a token
+    crossing the GPU-fleet boundary, for the served model of ``v``."""
     f = lambda k: _num(v, k)  # noqa: E731
-    c["H"] = H = int(f("horizon.months"))
-    T, c["mws"], c["rent"] = _mw_and_rent(v)
-    c["T"] = T
-    if H < T:
-        raise DataError("horizon.months must be >= contract.term_months")
-    c["tv_on"] = _flag(v, "finance.terminal_value")
-    c["basis"] = basis = str(v["capacity.basis"])
-    contract, gpu = str(v["contract.platform"]), str(v["capacity.gpu_platform"])
-    c["contract"] = cc = Capacity(v, base, contract, basis)
-    c["gpu"] = gc = cc if gpu == contract else Capacity(v, base, gpu, basis)
-    tier_speed = {i: f(f"tiers.{i}.tokens_per_s") for i in _TIERS}
-    c["tier_speed"] = tier_speed
-    # V4.6: the price index of API prices and the cost index of GPU costs, month t
-    dp, dg = f("market.price_decline_per_year"), f("hardware.gpu_cost_decline_per_year")
-    c["price_index"] = lambda t: (1 - dp) ** ((t - 1) / 12)
-    c["cost_index"] = lambda t: (1 - dg) ** ((t - 1) / 12)
-
+    gpu = str(v["capacity.gpu_platform"])
+    c: dict = {}
     # 0.1 (B): the GPU tiers' served speeds and GPU cost per output token
     override = _opt(v, "capacity.gpu_cost_per_mtok_usd")
     served, below = {}, []
@@ -1010,8 +994,55 @@ def _setup(v: dict, base: dict) -> dict:
         g_flex = min(flex, g_cost["standard"])
     c["g"], c["g_flex"], c["gpu_cost_capped"] = g_cost, g_flex, capped
     c["gpu_cost_override"] = override is not None
+    return c
+
+
+def _setup(v: dict, base: dict) -> dict:
+    """Everything of one scenario that does not depend on the ultrafast tier's served speed."""
+    _check_version3(v)
+    c = {"v": v}
+    f = lambda k: _num(v, k)  # noqa: E731
+    c["H"] = H = int(f("horizon.months"))
+    T, c["mws"], c["rent"] = _mw_and_rent(v)
+    c["T"] = T
+    if H < T:
+        raise DataError("horizon.months must be >= contract.term_months")
+    c["tv_on"] = _flag(v, "finance.terminal_value")
+    c["basis"] = basis = str(v["capacity.basis"])
+    contract, gpu = str(v["contract.platform"]), str(v["capacity.gpu_platform"])
+    c["contract"] = cc = Capacity(v, base, contract, basis)
+    c["gpu"] = gc = cc if gpu == contract else Capacity(v, base, gpu, basis)
+    tier_speed = {i: f(f"tiers.{i}.tokens_per_s") for i in _TIERS}
+    c["tier_speed"] = tier_speed
+    # V4.6: the price index of API prices and the cost index of GPU costs, month t
+    dp, dg = f("market.price_decline_per_year"), f("hardware.gpu_cost_decline_per_year")
+    c["price_index"] = lambda t: (1 - dp) ** ((t - 1) / 12)
+    c["cost_index"] = lambda t: (1 - dg) ** ((t - 1) / 12)
+
+    c.update(_gpu_side(v, gc, tier_speed, basis))
+    served = c["served"]
     # backfill runs on the contract at the standard tier's served speed
     c["thr_b"] = cc.thr(served["standard"])
+    # V4.6: a successor of another size (the same active share) is the flagship from the first
+    # month t with t - 1 >= model.succession_months; its capacity on both platforms, its GPU
+    # tiers' speeds and token values as the served model's are found (k_cap and eta from the
+    # bundled data, as for the served model)
+    c["succ"] = None
+    multiple = _opt(v, "model.successor_params_multiple")  # absent: the same size
+    multiple = 1.0 if multiple is None else multiple
+    if multiple != 1:
+        v2 = {**v, "model.params": f("model.params") * multiple}
+        cc2 = Capacity(v2, base, contract, basis)
+        gc2 = cc2 if gpu == contract else Capacity(v2, base, gpu, basis)
+        side = _gpu_side(v2, gc2, tier_speed, basis)
+        c["succ"] = {
+            "contract": cc2,
+            "g": side["g"],
+            "g_flex": side["g_flex"],
+            "thr_b": cc2.thr(side["served"]["standard"]),
+            "start": f("model.succession_months"),
+            "decline": f("model.predecessor_decline_per_month"),
+        }
 
     # 0.4 (C): the logit, calibrated at the tier speeds with ultrafast at the reference price
     prices = {i: f(f"tiers.{i}.price_per_mtok_usd") for i in _TIERS}
@@ -1075,6 +1106,17 @@ def _setup(v: dict, base: dict) -> dict:
     return c
 
 
+def _successor_month(c: dict, t: int) -> bool:
+    """V4.6: whether the successor of another size is the flagship in month t."""
+    succ = c["succ"]
+    return succ is not None and t - 1 >= succ["start"]
+
+
+def _fleet_g(c: dict, t: int) -> float:
+    """V4.6: the GPU fleet's value of a standard token in month t (the month's flagship)."""
+    return (c["succ"]["g"] if _successor_month(c, t) else c["g"])["standard"]
+
+
 def _value_of_a_subscriber(c: dict, w_gap: list[float]) -> list[float]:
     """0.2 (D): W_t, the value at month 0 of one extra Pro subscriber converted in month t
     (t = 1..H; index t - 1), its survival stepped backward from H. w_gap[t - 1] is
@@ -1090,11 +1132,10 @@ def _value_of_a_subscriber(c: dict, w_gap: list[float]) -> list[float]:
     r = f("finance.discount_rate_annual")
     r_m = (1 + r) ** (1 / 12) - 1
     cc = churn + xchurn
-    g_std = c["g"]["standard"] / 1e6
-    cost = [c["cost_index"](t) for t in range(1, H + 1)]
+    cost = [c["cost_index"](t) * _fleet_g(c, t) / 1e6 for t in range(1, H + 1)]
     m = [
-        margin_pro * keep_rev - gap * SECONDS_PER_MONTH / SECONDS_PER_WEEK * g_std * ci
-        for gap, ci in zip(w_gap, cost, strict=True)
+        margin_pro * keep_rev - gap * SECONDS_PER_MONTH / SECONDS_PER_WEEK * g_ci
+        for gap, g_ci in zip(w_gap, cost, strict=True)
     ]
     d = [(1 + r) ** (-t / 12) for t in range(1, H + 1)]
     W = [0.0] * H
@@ -1118,8 +1159,18 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     thr_u = c["contract"].thr(s_u) if offered else 0.0
     thr_b = c["thr_b"]
     g = c["g"]
-    g_std = g["standard"] / 1e6
-    g_flex = c["g_flex"] / 1e6
+    # V4.6: a successor of another size; the contract serves it where it reaches the served
+    # ultrafast speed (0.1's grid: the same multiplier stays feasible), else the predecessor
+    succ = c["succ"]
+    reached = (
+        offered
+        and succ is not None
+        and (
+            c["basis"] == "data"
+            or succ["contract"].feasible(c["tier_speed"]["ultrafast"], m_u_grid)
+        )
+    )
+    thr_u2 = succ["contract"].thr(s_u) if reached else 0.0
     prices = c["prices"]
     fee = f("finance.variable_cost_share")
     keep_rev = 1 - fee
@@ -1134,7 +1185,6 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         D[j] * (prices[j] * keep_rev - g[j]) for j in _LAB_TIERS
     )
     api_rev_per_tok = (prices["ultrafast"] - sum(D[j] * prices[j] for j in _LAB_TIERS)) / 1e6
-    api_gpu_per_tok = sum(D[j] * g[j] for j in _LAB_TIERS) / 1e6
     pi_of, ci_of = c["price_index"], c["cost_index"]
     M = c["logit"]["M"]
     api_ramp = f("api.ramp_months")
@@ -1232,6 +1282,18 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         (sf_std, w_plus_std), (_, w_pro_std) = std[t - 1]
         sf_fast, _ = _lognormal_cap(m_plus * e * phi_f, q_plus / mult["fast"], sigma)
         pi_t, ci_t = pi_of(t), ci_of(t)
+        # V4.6: the model the contract serves this month and the values of its tokens; where
+        # it serves a predecessor, that model's demand declines from the successor's first month
+        succ_t = _successor_month(c, t)
+        on_t = succ_t and reached
+        thr_u_t, thr_b_t = (thr_u2, succ["thr_b"]) if on_t else (thr_u, thr_b)
+        g_c = succ["g"] if on_t else g
+        g_std_c, g_flex_c = g_c["standard"] / 1e6, (succ["g_flex"] if on_t else c["g_flex"]) / 1e6
+        g_fleet = _fleet_g(c, t) / 1e6
+        api_gpu_t = sum(D[j] * g_c[j] for j in _LAB_TIERS) / 1e6
+        delta = 1.0
+        if succ_t and not on_t:
+            delta = (1 - succ["decline"]) ** (t - math.ceil(succ["start"]))
         if term and offered:
             # V4.7: the adopter's mixed burn; w counts their ultrafast tokens
             sf_u, w_plus_u = _lognormal_cap(m_plus * e * phi_mix, q_plus / burn, sigma)
@@ -1242,7 +1304,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
             w_plus_u, w_pro_u = w_plus_u * u_share, w_pro_u * u_share
             A = (N * w_plus_u + P * w_pro_u) / (SECONDS_PER_WEEK * s_u)  # P = P_(t-1)
             ramp = min(1.0, t / api_ramp) if api_ramp > 0 else 1.0
-            V = M * x["ultrafast"] * e * ramp
+            V = M * x["ultrafast"] * e * ramp * delta
             a_dem = c["adoption_wanted"]
         else:
             sf_u = A = V = a_dem = 0.0
@@ -1250,15 +1312,15 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         # API's standard and fast tokens, the free tier's where served), what the deal already
         # credits (the adopters' standard-equivalent volume, the API tokens diverted to
         # ultrafast) and the cap on moved traffic
-        chat = (N * w_plus_std + P0 * w_pro_std) * week_to_month  # P0 = P0_(t-1)
-        api_d0 = M * (x0["standard"] + x0["fast"]) * e
-        want = a_dem if (offered and thr_u > 0 and offer != "off") else 0.0
+        chat = (N * w_plus_std + P0 * w_pro_std) * week_to_month * delta  # P0 = P0_(t-1)
+        api_d0 = M * (x0["standard"] + x0["fast"]) * e * delta
+        want = a_dem * delta if (offered and thr_u_t > 0 and offer != "off") else 0.0
         credited_chat = credited_api = 0.0
         if term and offered:
             credited_chat = want * (N * w_plus_u + P * w_pro_u) * week_to_month / phi_u
             credited_api = V * (D["standard"] + D["fast"])
         mau_t = mau * (1 + growth) ** (t - 1)
-        free_d0 = free_on * max(mau_t - N, 0.0) * free_tokens_per_user * e
+        free_d0 = free_on * max(mau_t - N, 0.0) * free_tokens_per_user * e * delta
         if term:
             api_net = api_d0 - credited_api
             moved_cap = movable * max(0.0, chat - credited_chat + api_net) + batch
@@ -1270,29 +1332,32 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         v_s = 0.0
         uses = {"api": (0.0, 0.0), "subscriber": (0.0, 0.0)}
         # V4.6: API prices at pi_t of their list, GPU costs at c_t
-        m_u_t = keep_rev * pi_t * api_rev_per_tok * 1e6 + ci_t * api_gpu_per_tok * 1e6
-        if offered and thr_u > 0:
-            uses["api"] = (V / (SECONDS_PER_MONTH * thr_u), m_u_t * SECONDS_PER_MONTH * thr_u / 1e6)
+        m_u_t = keep_rev * pi_t * api_rev_per_tok * 1e6 + ci_t * api_gpu_t * 1e6
+        if offered and thr_u_t > 0:
+            uses["api"] = (
+                V / (SECONDS_PER_MONTH * thr_u_t),
+                m_u_t * SECONDS_PER_MONTH * thr_u_t / 1e6,
+            )
             if A > 0:
                 # V4.7: the deal's extra cap hits weigh lift_weight in the upgrades
                 lift = (sf_u - sf_std) * lift_weight
                 # W is worth at month 0; the other uses' values are month-t cash: W / d_t
                 d_t = (1 + r) ** (-t / 12)
                 v_s = (
-                    g_std * ci_t * A * s_u * SECONDS_PER_MONTH / phi_u
+                    g_std_c * ci_t * A * s_u * SECONDS_PER_MONTH / phi_u
                     + prop * lift * N * pf * W[t - 1] / d_t
                 )
-                mw_per_share = A * s_u / thr_u
+                mw_per_share = A * s_u / thr_u_t
                 if offer != "off":
                     rho_s = math.inf if offer == "on" else v_s / mw_per_share
-                    uses["subscriber"] = (a_dem * mw_per_share, rho_s)
-        if thr_b > 0:
+                    uses["subscriber"] = (a_dem * delta * mw_per_share, rho_s)
+        if thr_b_t > 0:
             # V4.2-V4.3: moved traffic, peak-shaped and flexible, at the value of the GPU
             # capacity it frees; the free tier's at the smaller model's cost
-            per_mw_b = SECONDS_PER_MONTH * thr_b
-            uses["backfill_peak"] = ((moved_cap - moved_flex) / per_mw_b, g_std * ci_t * per_mw_b)
+            per_mw_b = SECONDS_PER_MONTH * thr_b_t
+            uses["backfill_peak"] = ((moved_cap - moved_flex) / per_mw_b, g_std_c * ci_t * per_mw_b)
             uses["free"] = (free_cap / per_mw_b, g_free * ci_t * per_mw_b)
-            uses["flexible"] = (moved_flex / per_mw_b, g_flex * ci_t * per_mw_b)
+            uses["flexible"] = (moved_flex / per_mw_b, g_flex_c * ci_t * per_mw_b)
         else:
             uses["backfill_peak"] = uses["free"] = uses["flexible"] = (0.0, 0.0)
         y = (
@@ -1300,11 +1365,11 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
             if MW > 0
             else dict.fromkeys(("api", "subscriber", "backfill_peak", "free", "flexible"), 0.0)
         )
-        V_served = y["api"] * SECONDS_PER_MONTH * thr_u
-        a_u = y["subscriber"] * thr_u / (A * s_u) if A > 0 else 0.0
-        bp_tok = y["backfill_peak"] * SECONDS_PER_MONTH * thr_b
-        bf_tok = y["flexible"] * SECONDS_PER_MONTH * thr_b
-        fr_tok = y["free"] * SECONDS_PER_MONTH * thr_b
+        V_served = y["api"] * SECONDS_PER_MONTH * thr_u_t
+        a_u = y["subscriber"] * thr_u_t / (A * s_u) if A > 0 else 0.0
+        bp_tok = y["backfill_peak"] * SECONDS_PER_MONTH * thr_b_t
+        bf_tok = y["flexible"] * SECONDS_PER_MONTH * thr_b_t
+        fr_tok = y["free"] * SECONDS_PER_MONTH * thr_b_t
         used = y["api"] + y["subscriber"] + y["backfill_peak"] + y["free"] + y["flexible"]
         util = used / MW if MW > 0 else None
         # 5.6 with 0.5 (E)
@@ -1323,11 +1388,12 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
         # G: cash
         sub = dP * margin_pro
         api = V_served * pi_t * api_rev_per_tok
-        api_gpu = V_served * ci_t * api_gpu_per_tok
+        api_gpu = V_served * ci_t * api_gpu_t
         subs_tokens = a_u * A * s_u * SECONDS_PER_MONTH if offered else 0.0
         added = dP * (w_pro_std - w_plus_std) * week_to_month
-        backfill_usd = (bp_tok * g_std + bf_tok * g_flex + fr_tok * g_free) * ci_t
-        gpu = backfill_usd + api_gpu + (subs_tokens / phi_u - added) * g_std * ci_t
+        backfill_usd = (bp_tok * g_std_c + bf_tok * g_flex_c + fr_tok * g_free) * ci_t
+        # V4.6: the adopters' tokens save the contract's model, the added ones cost the flagship
+        gpu = backfill_usd + api_gpu + (subs_tokens / phi_u * g_std_c - added * g_fleet) * ci_t
         cash_only = (sub + api) * keep_rev - R
         cf = cash_only + gpu
         K += cf
@@ -1337,7 +1403,7 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
             npv_term = npv
         pv_in += ((sub + api) * keep_rev + gpu) * d
         moved = bp_tok + bf_tok + fr_tok + sum(D.values()) * V_served + subs_tokens / phi_u
-        streams_per_mw = thr_u / s_u if offered else 0.0
+        streams_per_mw = thr_u_t / s_u if offered else 0.0
         rows.append(
             (MW, R, streams_per_mw * MW, V, V_served, V_served * pta / (s_u * SECONDS_PER_MONTH) if offered else 0.0,
              a_u * A * pta, a_u, a_dem, util, N, E, e, h, h0, P, P0, dP,
@@ -1358,7 +1424,9 @@ def _run_at(c: dict, m_u_grid: float | None) -> dict:
     # 6: terminal value (w_*_std and dP of month H), NPV, payback, IRR
     r_m = (1 + r) ** (1 / 12) - 1
     cc = churn + xchurn
-    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * g_std * ci_of(H)
+    m_H = margin_pro * keep_rev - (w_pro_std - w_plus_std) * week_to_month * _fleet_g(
+        c, H
+    ) / 1e6 * ci_of(H)
     tv = dP * m_H * (1 - cc) / (r_m + cc)
     tv_on = c["tv_on"]
     d_H = out["discount"][-1]

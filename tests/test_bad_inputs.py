@@ -1038,12 +1038,11 @@ KEYS = [
         r"--set conversion\.extra_churn_after_term_monthly=0\.9, column value: 0\.9 is out of range",
     ),
     Case(
-        # docs/model.md V4.6's successor_2x is not built: another size is refused, naming why
-        "successor-of-another-size",
-        summary("--set", "model.successor_params_multiple=2"),
-        r"--set model\.successor_params_multiple=2, column value: 2 is out of range; expected a "
-        r"number in \[1, 1\] \(successors of another size \(the scenario successor_2x\) are "
-        r"not built: docs/model\.md V4\.6\)",
+        # docs/model.md V4.6: a successor is at most 16 times the served model's size
+        "successor-of-an-implausible-size",
+        summary("--set", "model.successor_params_multiple=17"),
+        r"--set model\.successor_params_multiple=17, column value: 17 is out of range; expected "
+        r"a number in \(0, 16\]",
     ),
     Case(
         "horizon-above-120",

@@ -993,6 +993,23 @@ def test_random_override_sets_agree_with_the_reference_model():
             ("model.bytes_per_param", "0.5"),
             ("hardware.b300.tflops_fp4", "100"),
         ],
+        # V4.6: a successor of another size, served on the contract from month 2
+        [("model.successor_params_multiple", "3"), ("model.succession_months", "0.5")],
+        # one the contract cannot serve at 750 tokens/s (16x): the predecessor's demand declines
+        [
+            ("model.successor_params_multiple", "16"),
+            ("model.predecessor_decline_per_month", "0.3"),
+            ("model.succession_months", "7"),
+        ],
+        [
+            ("model.successor_params_multiple", "16"),
+            ("fleet.troughs", "idle"),
+            ("free.served", "1"),
+            ("capacity.internal_batch_tokens_per_month", "1e13"),
+        ],
+        # the data basis has no model size: only the fleet's values follow it (none here)
+        [("model.successor_params_multiple", "2"), ("capacity.basis", "data")],
+        [("model.successor_params_multiple", "0.5"), ("capacity.basis", "physics")],
     ],
     ids=[
         "slow-gpu-fleet",
@@ -1004,6 +1021,11 @@ def test_random_override_sets_agree_with_the_reference_model():
         "take-or-pay-delivery",
         "delivery-physics",
         "compute-bound",
+        "successor-reached-from-month-2",
+        "successor-not-reached-declining",
+        "successor-not-reached-idle-troughs",
+        "successor-data-basis",
+        "successor-smaller-physics",
     ],
 )
 def test_version_four_edge_cases_agree_with_the_reference_model(pairs):

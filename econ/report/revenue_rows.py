@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from econ.assumptions import Assumptions
+from econ.constants import SECONDS_PER_MONTH
 from econ.model import Results
 from econ.report.rows import Check, Declaration, Row, Section, row0
 from econ.report.xl import MONTHS, pad_months
@@ -64,8 +65,58 @@ def capacity_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("ci", "Cost index of GPU costs, c_t (successors)", "-", "num4",
             "EXP(({m}-1)/constant_months_per_year*LN(1-hardware_gpu_cost_decline_per_year))",
             row0(r.parts["cost_index"]), gated=True),
+        *succession_rows(r),
         Row("streams", "Peak ultrafast streams the contract serves, C_t", "streams", "num",
-            "[mw]*thr_ultrafast/served_ultrafast", row0(r.capacity_streams)),
+            "[mw]*[thr_u_t]/served_ultrafast", row0(r.capacity_streams)),
+    ]
+
+
+def succession_rows(r: Results) -> list[Declaration]:
+    """Each month's model (section V4.6): the successor of another size is the flagship from
+    the first month that starts at or after model.succession_months; the contract serves it
+    where it reaches the served ultrafast speed (Capacity, successor_reached), else the
+    predecessor, whose demand declines; the contract's throughputs and the values of the tokens
+    it carries are the model's it serves, the fleet's value of a standard token the flagship's.
+    With model.successor_params_multiple = 1 every month is the served model's."""
+    P = r.parts
+    succ = "IF([succ_c]=1,successor_{x},{x})"
+    return [
+        Row("succ", "The successor of another size is the flagship (1 = yes)", "flag", "num",
+            "IF(AND(model_successor_params_multiple<>1,{m}-1>=model_succession_months),1,0)",
+            row0(P["succession"]), gated=True),
+        Row("succ_c", "The contract serves the successor (1 = yes)", "flag", "num",
+            "[succ]*successor_reached", row0(P["contract_successor"]), gated=True),
+        Row("dem_f", "Share of the served model's demand on the contract (the predecessor's "
+            "decline)", "share", "pct",
+            "IF([succ]>[succ_c],(1-model_predecessor_decline_per_month)^({m}"
+            "-CEILING(model_succession_months-constant_ceiling_slack,1)),1)",
+            row0(P["demand"]), gated=True),
+        Row("thr_u_t", "Contract's Thr* at the ultrafast served speed, the month's model",
+            "tokens/s/MW", "num", succ.format(x="thr_ultrafast"), row0(P["thr_u_t"]),
+            gated=True),
+        Row("thr_b_t", "Contract's Thr* at the standard served speed, the month's model",
+            "tokens/s/MW", "num", succ.format(x="thr_standard"), row0(P["thr_b_t"]),
+            gated=True),
+        Row("per_mw_u_t", "Tokens a month one average MW carries at the ultrafast speed",
+            "tokens/month", "tok_b", f"[thr_u_t]*{SPM}",
+            row0(np.asarray(P["thr_u_t"]) * SECONDS_PER_MONTH), gated=True),
+        Row("per_mw_b_t", "... at the standard speed (moved traffic)", "tokens/month", "tok_b",
+            f"[thr_b_t]*{SPM}", row0(np.asarray(P["thr_b_t"]) * SECONDS_PER_MONTH),
+            gated=True),
+        Row("g_std_t", "v of a standard token on the GPU fleet (the month's flagship)",
+            "USD per 1M tokens", "usd2",
+            "IF([succ]=1,successor_gpu_cost_standard,gpu_cost_standard)", row0(P["g_std_t"]),
+            gated=True),
+        Row("g_std_c", "v of a standard token the contract carries (the model it serves)",
+            "USD per 1M tokens", "usd2", succ.format(x="gpu_cost_standard"),
+            row0(P["g_std_c_t"]), gated=True),
+        Row("g_flex_c", "v_f of a flexible token the contract carries", "USD per 1M tokens",
+            "usd2", succ.format(x="gpu_cost_flexible"), row0(P["g_flex_c_t"]), gated=True),
+        Row("api_gpu_c", "GPU cost an ultrafast API token saves, sum D_j v_j (the model the "
+            "contract serves)", "USD per 1M tokens", "usd2",
+            "IF([succ_c]=1,api_diversion_standard*successor_gpu_cost_standard"
+            "+api_diversion_fast*successor_gpu_cost_fast,mkt_gpu_avoided_per_token)",
+            row0(P["api_gpu_c_t"]), gated=True),
     ]
 
 
@@ -143,12 +194,13 @@ def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Section("The API: ultrafast tokens wanted (logit share of the market, Market sheet)",
                 new_page=True),
         Row("api_wanted", "API tokens wanted, V_t", "tokens/month", "tok_t",
-            f"[in_term]*ultrafast_offered*api_market_tokens*api_share_ultrafast*[eff]*{ramp}",
+            f"[in_term]*ultrafast_offered*api_market_tokens*api_share_ultrafast*[eff]*{ramp}"
+            "*[dem_f]",
             row0(r.api_tokens_wanted), gated=True),
         Row("api_cap", "Average MW the API wants, Y_a", "MW", "num1",
-            "IF(mkt_per_mw_u>0,[api_wanted]/mkt_per_mw_u,0)", row0(r.parts["api_cap"])),
+            "IF([per_mw_u_t]>0,[api_wanted]/[per_mw_u_t],0)", row0(r.parts["api_cap"])),
         Row("api_d0", "The API's standard and fast tokens without the deal", "tokens/month",
-            "tok_t", "api_market_tokens*(mkt_no_deal_standard+mkt_no_deal_fast)*[eff]",
+            "tok_t", "api_market_tokens*(mkt_no_deal_standard+mkt_no_deal_fast)*[eff]*[dem_f]",
             row0(r.parts["api_demand"]), gated=True),
         Row("api_x", "Lab tokens the ultrafast API diverts (already credited)", "tokens/month",
             "tok_t", "[api_wanted]*(api_diversion_standard+api_diversion_fast)",
@@ -160,7 +212,7 @@ def api_rows(a: Assumptions, r: Results) -> list[Declaration]:
             "tok_t",
             "free_served*[free_users]*free_dau_per_mau*MIN(free_queries_per_day,"
             "free_flagship_queries_per_day)*usage_output_tokens_per_query"
-            "*constant_seconds_per_month/constant_seconds_per_day*[eff]",
+            "*constant_seconds_per_month/constant_seconds_per_day*[eff]*[dem_f]",
             row0(r.parts["free_demand"]), gated=True),
         Row("batch", "The lab's own batch work, I_t (in the term)", "tokens/month", "tok_t",
             "[in_term]*capacity_internal_batch_tokens_per_month", row0(r.parts["internal_batch"]),
@@ -173,7 +225,7 @@ def value_rows(a: Assumptions, r: Results) -> list[Declaration]:
     0.2): its margins while it survives, discounted, and the terminal value at H."""
     P = r.parts
     margin = ("(mkt_pro_price-plans_plus_price_usd_month)*" + KEEP
-              + f"-([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})*gpu_cost_standard*[ci]"
+              + f"-([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})*[g_std_t]*[ci]"
               f"/{PER_M}")
     churn = ("1-conversion_pro_churn_monthly"
              "-IF({m}>contract_term_months,conversion_extra_churn_after_term_monthly,0)")
@@ -206,10 +258,11 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
     off = 'IF(capacity_subscriber_offer="off",0,1)'
     inv = "IF([need]>0,1/[need],0)"
     # W_t is money at month 0, the other uses' values money of month t: W_t / d_t
-    rho = ("[ci]*gpu_cost_standard*mkt_moved_per_value+pro_price_factor*pro_capped_propensity"
+    rho = (f"[ci]*[g_std_c]*{SPM}*[thr_u_t]/(phi_ultrafast*{PER_M})"
+           "+pro_price_factor*pro_capped_propensity"
            f"*[lift]*conversion_voluntary_cap_hit_weight*[pool]*[W]/[costs.d]*{inv}")
-    want = f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted"
-    per_b = "IF(mkt_per_mw_b>0,{x}/mkt_per_mw_b,0)"
+    want = f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted*[dem_f]"
+    per_b = "IF([per_mw_b_t]>0,{x}/[per_mw_b_t],0)"
     g = parts_of(r, "allocation.")
     return [
         Section("Each use's demand for the contract's MW (average MW) and its value"),
@@ -218,7 +271,8 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
             f"([pool]*[w_plus_ultrafast]+[pro-1]*[w_pro_ultrafast])/({SPW}*served_ultrafast)",
             row0(P["all_adopt_streams"]), gated=True),
         Row("need", "Average MW if every eligible user adopted", "MW", "num1",
-            "[all_adopt]*mkt_mw_per_stream", row0(P["allocation.need"])),
+            "[all_adopt]*IF([thr_u_t]>0,served_ultrafast/[thr_u_t],0)",
+            row0(P["allocation.need"])),
         Row("sub_cap", "Average MW subscribers want, Y_s", "MW", "num1",
             f"{want}*[need]", row0(P["allocation.sub_cap"]), gated=True),
         Row("lift", "Plus cap-hit lift on ultrafast, SF_u - SF_std", "share", "pct",
@@ -229,7 +283,7 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Section("Moved traffic: the served model's own standard demand, less what the deal "
                 "credits (section V4.2)"),
         Row("chat_d0", "Plus and Pro standard demand without the deal", "tokens/month", "tok_t",
-            f"([pool]*[w_plus_standard]+[pro0-1]*[w_pro_standard])*({SPM}/{SPW})",
+            f"([pool]*[w_plus_standard]+[pro0-1]*[w_pro_standard])*({SPM}/{SPW})*[dem_f]",
             row0(r.demand_no_deal_tokens - P["api_demand"] - P["free_demand"]), gated=True),
         Row("chat_x", "Adopters' standard-equivalent tokens (already credited)", "tokens/month",
             "tok_t",
@@ -256,17 +310,17 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
             row0(g["free_cap"])),
         Section("Each month's value of an average MW-month of each use (sections 0.2, V4.6)"),
         Row("rho_a", "API, rho_a = m_u,t x tokens / 1e6", "USD/MW-month", "usd_m",
-            f"({KEEP}*[pi]*mkt_revenue_per_token+[ci]*mkt_gpu_avoided_per_token)*mkt_per_mw_u/{PER_M}",
+            f"({KEEP}*[pi]*mkt_revenue_per_token+[ci]*[api_gpu_c])*[per_mw_u_t]/{PER_M}",
             row0(P["rho_api"]), gated=True),
         Row("rho_p", "Peak-shaped moved traffic, rho_p = v_std c_t x tokens / 1e6",
-            "USD/MW-month", "usd_m", f"gpu_cost_standard*[ci]*mkt_per_mw_b/{PER_M}",
+            "USD/MW-month", "usd_m", f"[g_std_c]*[ci]*[per_mw_b_t]/{PER_M}",
             row0(P["rho_backfill"]), gated=True),
         Row("rho_f", "Flexible moved traffic, rho_f = v_f c_t x tokens / 1e6", "USD/MW-month",
-            "usd_m", f"gpu_cost_flexible*[ci]*mkt_per_mw_b/{PER_M}", row0(P["rho_flexible"]),
+            "usd_m", f"[g_flex_c]*[ci]*[per_mw_b_t]/{PER_M}", row0(P["rho_flexible"]),
             gated=True),
         Row("rho_r", "The free tier's moved traffic, at the smaller model's cost",
             "USD/MW-month", "usd_m",
-            f"free_alternative_cost_per_mtok_usd*[ci]*mkt_per_mw_b/{PER_M}",
+            f"free_alternative_cost_per_mtok_usd*[ci]*[per_mw_b_t]/{PER_M}",
             row0(P["rho_free"]), gated=True),
     ]
 
@@ -396,7 +450,7 @@ def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
             check=Check("Pro upgrade revenue against added Pro x the price step",
                         "SUM([dpro:])*(mkt_pro_price-plans_plus_price_usd_month)")),
         Row("api_served", "API tokens served, V*_t", "tokens/month", "tok_t",
-            "[mw_api]*mkt_per_mw_u", row0(r.api_tokens_served)),
+            "[mw_api]*[per_mw_u_t]", row0(r.api_tokens_served)),
         Row("api_streams", "API peak streams, S_api,t", "streams", "num",
             f"[api_served]*{PTA}/(served_ultrafast*{SPM})", row0(r.api_streams_peak)),
         Row("api", "Net ultrafast API revenue at the month's prices, api_t",
@@ -404,7 +458,7 @@ def stream_rows(a: Assumptions, r: Results) -> list[Declaration]:
             check=Check("API revenue against tokens served x the price index x net revenue a token",
                         f"SUMPRODUCT([api_served:],[pi:])*mkt_revenue_per_token/{PER_M}")),
         Row("api_gpu", "GPU cost the diverted API tokens no longer take", "USD", "usd_m",
-            f"[api_served]*[ci]*mkt_gpu_avoided_per_token/{PER_M}", row0(P["api_gpu"])),
+            f"[api_served]*[ci]*[api_gpu_c]/{PER_M}", row0(P["api_gpu"])),
     ]
 
 
@@ -412,8 +466,9 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
     """Moved traffic and the GPU fleet (sections 0.2, 5.7-5.9, V4.3): every token crossing the
     boundary at one value per freed GPU-hour, at the month's cost index."""
     P = r.parts
-    g, gf, gr = "gpu_cost_standard", "gpu_cost_flexible", "free_alternative_cost_per_mtok_usd"
-    value = f"([backfill_peak]*{g}+[backfill_flexible]*{gf}+[free_moved]*{gr})*[ci]/{PER_M}"
+    gr = "free_alternative_cost_per_mtok_usd"
+    value = (f"([backfill_peak]*[g_std_c]+[backfill_flexible]*[g_flex_c]+[free_moved]*{gr})"
+             f"*[ci]/{PER_M}")
     return [
         Section("Moved traffic and the GPU fleet"),
         Row("sub_streams", "Subscribers' peak ultrafast streams", "streams", "num",
@@ -421,18 +476,18 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
         Row("adopter_tokens", "Ultrafast adopters' tokens", "tokens/month", "tok_t",
             f"[sub_streams]/{PTA}*served_ultrafast*{SPM}", row0(P["adopter_tokens"])),
         Row("backfill_peak", "Peak-shaped standard tokens moved onto the contract",
-            "tokens/month", "tok_t", "[mw_backfill_peak]*mkt_per_mw_b", row0(P["backfill_peak"])),
+            "tokens/month", "tok_t", "[mw_backfill_peak]*[per_mw_b_t]", row0(P["backfill_peak"])),
         Row("backfill_flexible", "Flexible tokens moved onto the contract", "tokens/month",
-            "tok_t", "[mw_backfill_flexible]*mkt_per_mw_b", row0(P["backfill_flexible"])),
+            "tok_t", "[mw_backfill_flexible]*[per_mw_b_t]", row0(P["backfill_flexible"])),
         Row("free_moved", "The free tier's tokens moved onto the contract", "tokens/month",
-            "tok_t", "[mw_free]*mkt_per_mw_b", row0(P["free_moved"])),
+            "tok_t", "[mw_free]*[per_mw_b_t]", row0(P["free_moved"])),
         Row("backfill", "Moved traffic carried, Bf_t", "tokens/month", "tok_t",
             "[backfill_peak]+[backfill_flexible]+[free_moved]", row0(r.backfill_tokens)),
         Row("backfill_usd", "GPU cost the moved traffic saves", "USD", "usd_m", value,
             row0(r.backfill_usd),
             check=Check("GPU cost the moved traffic saves: its total against the tokens moved",
-                        f"SUMPRODUCT([backfill_peak:]*{g}+[backfill_flexible:]*{gf}"
-                        f"+[free_moved:]*{gr},[ci:])/{PER_M}")),
+                        f"SUMPRODUCT([backfill_peak:]*[g_std_c:]+[backfill_flexible:]"
+                        f"*[g_flex_c:]+[free_moved:]*{gr},[ci:])/{PER_M}")),
         Row("added", "Tokens the incremental Pro add to the GPU fleet", "tokens/month", "tok_t",
             f"[dpro]*([w_pro_standard]-[w_plus_standard])*({SPM}/{SPW})",
             row0(r.tokens_added_to_gpus)),
@@ -441,11 +496,12 @@ def gpu_rows(a: Assumptions, r: Results) -> list[Declaration]:
             "+[api_served]*(api_diversion_standard+api_diversion_fast)",
             row0(r.tokens_moved_off_gpus)),
         Row("gpu", "GPU cost avoided, net, gpu_t", "USD", "usd_m",
-            f"([adopter_tokens]/phi_ultrafast-[added])*{g}*[ci]/{PER_M}+[backfill_usd]+[api_gpu]",
+            f"([adopter_tokens]/phi_ultrafast*[g_std_c]-[added]*[g_std_t])*[ci]/{PER_M}"
+            "+[backfill_usd]+[api_gpu]",
             row0(r.gpu_savings),
             check=Check("GPU cost avoided: its total against the tokens it counts",
-                        f"SUMPRODUCT([adopter_tokens:]/phi_ultrafast-[added:],[ci:])*{g}/{PER_M}"
-                        "+SUM([backfill_usd:])+SUM([api_gpu:])")),
+                        "SUMPRODUCT([adopter_tokens:]/phi_ultrafast*[g_std_c:]-[added:]"
+                        f"*[g_std_t:],[ci:])/{PER_M}+SUM([backfill_usd:])+SUM([api_gpu:])")),
         Row("tokens_served", "Tokens served on the contract, U_t", "tokens/month", "tok_t",
             "[api_served]+[adopter_tokens]+[backfill]", row0(r.tokens_served)),
     ]

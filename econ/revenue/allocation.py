@@ -213,6 +213,7 @@ def pro_paths(
     flexible_value: ArrayLike,
     pro_value: Array,
     term_months: ArrayLike,
+    demand_factor: Array | None = None,
     detail: bool = False,
 ) -> Allocation:
     """Step the months: A_t from last month's Pro stock, the month's caps of moved traffic,
@@ -234,29 +235,38 @@ def pro_paths(
     Thr_u / (A_t s_u), with lift_t = w (SF_plus,u,t - SF_plus,std,t) and W_t = ``pro_value``
     (``lift_weight`` w: the weight of cap hits caused by choosing the faster burn, V4.7). The
     values of the uses and the GPU cost per token g$_t are monthly (section V4.6), (H, N) or
-    broadcastable.
+    broadcastable, and so are ``throughput_ultrafast`` and ``per_mw_standard`` (the model the
+    contract serves that month). ``demand_factor`` (H, N) or None: the share of the served
+    model's demand left where the contract serves a predecessor (section V4.6); it scales the
+    adoption wanted, the Plus and Pro standard demand, the free tier's (already scaled in
+    ``free_demand`` with the API's) and not the lab's batch work.
     ``offer``: 'auto' (that value), 'on' (first claim on the peak), 'off' (no streams).
     """
     monthly = (plus_pool, hit_standard, hit_fast, hit_ultrafast, w_plus_ultrafast)
     monthly += (w_pro_ultrafast, w_plus_standard, w_pro_standard, mw_online, api_cap)
     monthly += (api_demand, api_credited, free_demand, internal_batch, pro_value)
     monthly += (gpu_cost_standard, api_value, backfill_value, free_value, flexible_value)
+    thr_u = np.asarray(throughput_ultrafast, float)
+    per_b = np.asarray(per_mw_standard, float)
+    thr_u, per_b = (x.reshape(1, -1) if x.ndim < 2 else x for x in (thr_u, per_b))
+    monthly += (thr_u, per_b)
     scalars = (pro_start, churn, extra_churn_after_term, base_upgrade, capped_propensity)
     scalars += (price_factor, adoption_fast, adoption_wanted, peak_to_average, speed_ultrafast)
-    scalars += (throughput_ultrafast, phi_ultrafast, lift_weight)
-    scalars += (term_months, movable_share, flexible_share, per_mw_standard)
+    scalars += (phi_ultrafast, lift_weight)
+    scalars += (term_months, movable_share, flexible_share)
     H = max(np.shape(x)[0] for x in monthly)
     N = max([np.shape(x)[1] for x in monthly] + [np.size(x) for x in scalars])
     row = lambda x: np.broadcast_to(np.asarray(x, float).reshape(-1), (N,))  # noqa: E731
-    (p_start, churn_, extra_, base_, prop_, pf, af, a_want, pta, s_u, thr_u, phi_u, lw) = (
-        row(x) for x in scalars[:13]
+    (p_start, churn_, extra_, base_, prop_, pf, af, a_want, pta, s_u, phi_u, lw) = (
+        row(x) for x in scalars[:12]
     )
-    term, ms, fs, per_b = (row(x) for x in scalars[13:])
+    term, ms, fs = (row(x) for x in scalars[12:])
     full = lambda x: np.broadcast_to(np.asarray(x, float), (H, N))  # noqa: E731
     (pool, h_std, h_fast, h_u, wpu, wru, wps, wrs, mw, y_api, api_d0, api_x, free, batch, W) = (
         full(x) for x in monthly[:15]
     )
-    g_std, rho_a, rho_p, rho_r, rho_f = (full(x) for x in monthly[15:])
+    g_std, rho_a, rho_p, rho_r, rho_f = (full(x) for x in monthly[15:20])
+    dem_f = None if demand_factor is None else full(demand_factor)
     keep = 1.0 - churn_
     upgrade_base = pf * base_
     upgrade_prop = pf * prop_
@@ -265,10 +275,12 @@ def pro_paths(
     lift = lift_raw * lw  # the deal's extra cap hits as upgrades see them (section V4.7)
     stream_rate = 1.0 / (SECONDS_PER_WEEK * s_u)
     week_to_month = SECONDS_PER_MONTH / SECONDS_PER_WEEK
-    offered = thr_u > 0
-    mw_per_stream = np.divide(s_u, thr_u, out=np.zeros(N), where=offered)  # MW per avg stream
-    moved_per_value = SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION)
-    inv_b = np.divide(1.0, per_b, out=np.zeros(N), where=per_b > 0)  # average MW per token
+    # each month's (the model the contract serves then), computed on the shape given
+    shape = np.broadcast_shapes(thr_u.shape, (1, N))
+    offered_t = np.broadcast_to(thr_u > 0, (H, N))
+    mw_per_stream_t = full(np.divide(s_u, thr_u, out=np.zeros(shape), where=thr_u > 0))
+    moved_per_value_t = full(SECONDS_PER_MONTH * thr_u / (phi_u * TOKENS_PER_MILLION))
+    inv_b_t = full(np.divide(1.0, per_b, out=np.zeros(per_b.shape), where=per_b > 0))
 
     names = ("P", "P0", "a", "A", "h", "ya", "ys", "yp", "yr", "yf", "rs", "d0", "x", "b", "bf")
     out = {k: np.empty((H, N)) for k in names}
@@ -278,12 +290,16 @@ def pro_paths(
     p0 = p.copy()
     for t in range(H):
         in_term = (t + 1) <= term
+        offered, inv_b = offered_t[t], inv_b_t[t]
+        mw_per_stream, moved_per_value = mw_per_stream_t[t], moved_per_value_t[t]
         A = (pool[t] * wpu[t] + p * wru[t]) * stream_rate
         need = A * mw_per_stream  # average MW if every eligible user adopted
         want = np.where(in_term & offered & (offer != "off"), a_want, 0.0)
-        cap_s = want * need
         # the served model's own demand without the deal, and what the deal already credits
         chat = (pool[t] * wps[t] + p0 * wrs[t]) * week_to_month
+        if dem_f is not None:
+            want, chat = want * dem_f[t], chat * dem_f[t]
+        cap_s = want * need
         credited = want * (pool[t] * wpu[t] + p * wru[t]) * week_to_month / phi_u
         api_net = api_d0[t] - api_x[t]
         moved = np.where(in_term, ms * np.maximum(chat - credited + api_net, 0.0), 0.0)
@@ -354,7 +370,13 @@ def pro_paths(
         credited=out["x"],
         moved_cap=out["b"],
         moved_flexible_cap=out["bf"],
-        parts={**kept, "moved_per_value": moved_per_value, "mw_per_stream": mw_per_stream}
+        parts={
+            **kept,
+            "moved_per_value": moved_per_value_t[0],
+            "mw_per_stream": mw_per_stream_t[0],
+            "moved_per_value_t": np.ascontiguousarray(moved_per_value_t),
+            "mw_per_stream_t": np.ascontiguousarray(mw_per_stream_t),
+        }
         if detail
         else None,
     )
