@@ -79,6 +79,14 @@ def _solver_cells(wb) -> dict[str, set[str]]:
 
 
 def test_every_formula_recalculates_to_the_python_value(report, recalculated):
+    count, bad = _differences(report, recalculated)
+    assert count > 9000  # the chain, the frontier, the physics and the IRR solvers are live
+    assert bad == []
+
+
+def _differences(report: Path, recalculated: Path) -> tuple[int, list]:
+    """(formula cells, those whose LibreOffice value differs from econ's cached value): within
+    RTOL, the IRR solvers' present values on the scale of their sums."""
     formulas = openpyxl.load_workbook(report)
     cached = openpyxl.load_workbook(report, data_only=True)
     recalc = openpyxl.load_workbook(recalculated, data_only=True)
@@ -118,8 +126,7 @@ def test_every_formula_recalculates_to_the_python_value(report, recalculated):
                     )
                 if not ok:
                     bad.append((ws.title, c.coordinate, c.value[:70], want, got))
-    assert count > 9000  # the chain, the frontier, the physics and the IRR solvers are live
-    assert bad == []
+    return count, bad
 
 
 def test_no_error_values_after_recalculation(recalculated):
@@ -294,6 +301,85 @@ def test_an_edited_input_recomputes_npv_payback_and_irr_as_econ_does(edited, bas
     assert named_value(wb, "integrity_ok") is True
     assert named_value(wb, "inputs_changed_since_run") is True
     assert named_value(wb, "matches_run") == "n/a: inputs changed"
+
+
+# A successor of another size (docs/model.md V4.6): the scenario successor_2x (the contract
+# serves the 4T successor from month 4) and a 32T one it cannot serve (the predecessor's demand
+# declines), each recalculated as written and with inputs edited that act on the successor's
+# values live (the GPU rent, the avoidable share, the contract platform's frontier scale).
+SUCCESSORS = {
+    "successor_2x": ["--scenario", "successor_2x"],
+    "successor_16x": [
+        "--set",
+        "model.successor_params_multiple=16",
+        "--set",
+        "model.predecessor_decline_per_month=0.3",
+    ],
+}
+SUCCESSOR_EDITS = [
+    ("hardware.b300.rent_usd_per_hour", 3.0),
+    ("fleet.avoidable_share", 0.9),
+    ("hardware.wse3.frontier_scale", 0.9),
+]
+
+
+@pytest.fixture(scope="module")
+def successors(tmp_path_factory) -> dict:
+    """{case: (workbook, its overrides, its recalculation, {edited key: recalculation})}, every
+    workbook through one LibreOffice."""
+    folder = tmp_path_factory.mktemp("successors")
+    files, made = [], {}
+    for case, argv in SUCCESSORS.items():
+        out = folder / case
+        assert (
+            main(["report", "--data", str(DATA), "--out", str(out), "--no-sensitivity", *argv]) == 0
+        )
+        (written,) = out.glob("*/payback_analysis.xlsx")
+        book = folder / f"{case}.xlsx"  # LibreOffice names its outputs by the file's name
+        shutil.copyfile(written, book)
+        files.append(book)
+        for key, value in SUCCESSOR_EDITS:
+            wb = openpyxl.load_workbook(book)
+            named_cell(wb, excel_name(key)).value = value
+            path = folder / f"{case}-{excel_name(key)}.xlsx"
+            wb.save(path)
+            files.append(path)
+        made[case] = book
+    outs = iter(convert(files, folder / "recalc"))
+    got = {}
+    for case, book in made.items():
+        recalc = next(outs)
+        got[case] = (book, recalc, {key: next(outs) for key, _ in SUCCESSOR_EDITS})
+    return got
+
+
+def _successor_case(base, case: str):
+    argv = SUCCESSORS[case]
+    a = base.with_scenario(argv[1]) if argv[0] == "--scenario" else base
+    pairs = [tuple(x.split("=")) for x in argv[1::2]] if argv[0] == "--set" else []
+    return a.with_overrides(pairs)
+
+
+@pytest.mark.parametrize("case", sorted(SUCCESSORS))
+def test_a_successor_of_another_size_recalculates_and_its_edits_follow(successors, base, case):
+    book, recalc, edited = successors[case]
+    count, bad = _differences(book, recalc)
+    assert count > 9000
+    assert bad == []
+    wb = openpyxl.load_workbook(recalc, data_only=True)
+    assert named_value(wb, "model_status") == "live"
+    a = _successor_case(base, case)
+    r = evaluate(a)
+    reached = float(r.parts["successor.reached"][0])
+    assert reached == (1.0 if case == "successor_2x" else 0.0)  # both branches of V4.6
+    assert named_value(wb, "npv_usd") == pytest.approx(float(r.npv[0]), rel=1e-9)
+    for key, value in SUCCESSOR_EDITS:
+        r1 = evaluate(a.with_overrides([(key, str(value))]))
+        assert r1.npv[0] != pytest.approx(float(r.npv[0]), rel=1e-4), key
+        assert float(r1.parts["successor.reached"][0]) == reached, key
+        got = openpyxl.load_workbook(edited[key], data_only=True)
+        assert named_value(got, "integrity_ok") is True, key
+        assert named_value(got, "npv_usd") == pytest.approx(float(r1.npv[0]), rel=1e-9), key
 
 
 def test_the_workbook_prints_readably_in_few_pages(report, tmp_path):
