@@ -471,6 +471,7 @@ def worth_sections(a: Assumptions, r: Results) -> dict[str, Any]:
         ),
         "price_decline_per_year": a.num("market.price_decline_per_year"),
         "gpu_cost_decline_per_year": a.num("hardware.gpu_cost_decline_per_year"),
+        "successor": successor_figures(a, r),
         "moved_traffic": {
             "movable_share": a.num("capacity.movable_share"),
             "internal_batch_tokens_per_month": a.num("capacity.internal_batch_tokens_per_month"),
@@ -518,4 +519,32 @@ def report_tables(a: Assumptions, head: dict[str, Any]) -> dict[str, Any]:
         "cost_flows": tables.cost_flows(a),
         "owner_flows": tables.owner_flows(a),
         "rent_vs_buy": head["rent_vs_buy"],
+    }
+
+
+def successor_figures(a: Assumptions, r: Results) -> dict[str, Any] | None:
+    """A successor of another size (section V4.6; scenario successor_2x): its multiple, its first
+    month, whether the contract serves it and at what throughput, the value of a standard token
+    off the fleet, and the NPV with successors of the served model's size; None where no
+    successor of another size comes within the horizon."""
+    P = r.parts or {}
+    if "successor.reached" not in P:
+        return None
+    first = np.asarray(P["succession"])[0]
+    if not first.any():
+        return None
+    f = lambda k: float(np.asarray(P[f"successor.{k}"]).reshape(-1)[0])  # noqa: E731
+    same = evaluate(a.with_overrides([("model.successor_params_multiple", "1")]), detail=False)
+    return {
+        "params_multiple": a.num("model.successor_params_multiple"),
+        "first_month": int(np.argmax(first)) + 1,
+        "served_on_contract": bool(f("reached")),
+        "ceiling_contract_tokens_per_s": f("ceiling_contract"),
+        "served_ultrafast_tokens_per_s": float(r.served_tokens_per_s_ultrafast[0]),
+        "throughput_per_mw_ultrafast": f("throughput_ultrafast"),
+        "throughput_per_mw_ultrafast_served_model": float(r.throughput_per_mw[0]),
+        "gpu_cost_standard": f("gpu_cost_standard"),
+        "gpu_cost_standard_served_model": float(r.gpu_cost_standard[0]),
+        "predecessor_decline_per_month": a.num("model.predecessor_decline_per_month"),
+        "npv_same_size_usd": float(same.npv[0]),
     }

@@ -438,6 +438,29 @@ def decline_sentence(h: dict[str, Any], usd=usd) -> str:
         f"and its GPU cost per token {share(h['gpu_cost_decline_per_year'])} a year (subscription "
         f"prices and the rent stay as listed): NPV {usd(h['npv_usd'])}, against "
         f"{usd(h['npv_no_decline_usd'])} with both held flat."
+        + successor_words(h.get("successor"), h["npv_usd"], usd)
+    )
+
+
+def successor_words(sc: dict[str, Any] | None, npv: float, usd=usd) -> str:
+    """A successor of another size (section V4.6), or nothing."""
+    if not sc:
+        return ""
+    where = (
+        f"the contract serves it (its ceiling {sc['ceiling_contract_tokens_per_s']:,.0f} tokens/s) "
+        f"at {sc['throughput_per_mw_ultrafast']:,.0f} tokens/s per MW instead of "
+        f"{sc['throughput_per_mw_ultrafast_served_model']:,.0f}"
+        if sc["served_on_contract"]
+        else f"the contract cannot serve it at {sc['served_ultrafast_tokens_per_s']:,.0f} tokens/s "
+        f"(its ceiling {sc['ceiling_contract_tokens_per_s']:,.0f}) and serves the predecessor, "
+        f"whose demand falls {share(sc['predecessor_decline_per_month'])} a month"
+    )
+    return (
+        f" A successor with {sc['params_multiple']:g}x the parameters is the flagship from month "
+        f"{sc['first_month']}: {where}; a standard token off the GPU fleet is worth "
+        f"{money(sc['gpu_cost_standard'])} instead of {money(sc['gpu_cost_standard_served_model'])} "
+        f"per million; NPV {usd(npv)}, against {usd(sc['npv_same_size_usd'])} with successors of "
+        "the served model's size."
     )
 
 
