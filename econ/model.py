@@ -1752,9 +1752,15 @@ def _succession_parts(c: Capacity, dem: Demand, nh, vec) -> dict[str, Array]:
     contract serves, the contract's throughputs and the values of its tokens (the month's), and
     the successor's figures (``successor.*``, only where a successor of another size comes)."""
     m = c.monthly
-    out = {k: nh(m[k]) for k in ("succession", "contract_successor", "demand")}
-    out.update({f"{k}_t": nh(m[k]) for k in ("thr_u", "thr_b", "g_std", "g_std_c", "g_flex_c")})
-    out["api_gpu_c_t"] = nh(api_gpu_avoided(c, dem.api))
+    N, H = nh(c.t).shape  # nh broadcasts (H, .) to the run's (N, H)
+
+    def full(x: Array) -> Array:
+        """(H, N) time-major, as the other monthly parts (blocks keep the layout)."""
+        return nh(np.ascontiguousarray(np.broadcast_to(x, (H, N))))
+
+    out = {k: full(m[k]) for k in ("succession", "contract_successor", "demand")}
+    out.update({f"{k}_t": full(m[k]) for k in ("thr_u", "thr_b", "g_std", "g_std_c", "g_flex_c")})
+    out["api_gpu_c_t"] = full(api_gpu_avoided(c, dem.api))
     out.update({f"successor.{k}": vec(v) for k, v in c.successor.items()})
     return out
 

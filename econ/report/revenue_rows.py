@@ -103,6 +103,10 @@ def succession_rows(r: Results) -> list[Declaration]:
         Row("per_mw_b_t", "... at the standard speed (moved traffic)", "tokens/month", "tok_b",
             f"[thr_b_t]*{SPM}", row0(np.asarray(P["thr_b_t"]) * SECONDS_PER_MONTH),
             gated=True),
+        Row("moved_per_value_t", "Standard tokens an average MW of subscriber streams moves "
+            "off the fleet, per 1M", "1M tokens/MW-month", "num",
+            f"{SPM}*[thr_u_t]/(phi_ultrafast*{PER_M})",
+            row0(P["allocation.moved_per_value_t"]), gated=True),
         Row("g_std_t", "v of a standard token on the GPU fleet (the month's flagship)",
             "USD per 1M tokens", "usd2",
             "IF([succ]=1,successor_gpu_cost_standard,gpu_cost_standard)", row0(P["g_std_t"]),
@@ -258,8 +262,7 @@ def allocation_rows(a: Assumptions, r: Results) -> list[Declaration]:
     off = 'IF(capacity_subscriber_offer="off",0,1)'
     inv = "IF([need]>0,1/[need],0)"
     # W_t is money at month 0, the other uses' values money of month t: W_t / d_t
-    rho = (f"[ci]*[g_std_c]*{SPM}*[thr_u_t]/(phi_ultrafast*{PER_M})"
-           "+pro_price_factor*pro_capped_propensity"
+    rho = ("[ci]*[g_std_c]*[moved_per_value_t]+pro_price_factor*pro_capped_propensity"
            f"*[lift]*conversion_voluntary_cap_hit_weight*[pool]*[W]/[costs.d]*{inv}")
     want = f"[in_term]*ultrafast_offered*{off}*ultrafast_adoption_wanted*[dem_f]"
     per_b = "IF([per_mw_b_t]>0,{x}/[per_mw_b_t],0)"
