@@ -521,13 +521,13 @@ def served_rows(a: Assumptions, r: Results, envelope: tuple[list, dict[str, str]
 
 
 SUCCESSOR_NOTE = (
-    "From the first month that starts at or after model.succession_months the flagship is a "
-    "successor with model.successor_params_multiple x the parameters (1: none; scenario "
-    "successor_2x: 2). The contract serves it where it reaches the served ultrafast speed, else "
-    "the predecessor, whose demand declines (Revenue, rows succ to api_gpu_c).",
-    "Its throughputs at scale 1 and whether the contract serves it are values of the run (its "
-    "physics envelope is econ's); the frontier scales, the GPU rent and the value of a freed "
-    "GPU-hour act on them live. Without a successor they are the served model's own.",
+    "From the first month that starts at or after model.succession_months the flagship has "
+    "model.successor_params_multiple x the parameters (1: no successor of another size).",
+    "The contract serves it where it reaches the served ultrafast speed, else the predecessor, "
+    "whose demand declines (Revenue, rows succ to api_gpu_c).",
+    "Purple: values of the run (its physics envelope is econ's); the frontier scales, the GPU "
+    "rent and the fleet's keys act on them live.",
+    "Without a successor of another size they are the served model's own.",
 )
 
 
@@ -548,17 +548,15 @@ def successor_rows(a: Assumptions, r: Results, contract: tuple[str, float],
             "gpu_cost_standard": f(r.gpu_cost_standard), "gpu_cost_fast": f(r.gpu_cost_fast),
             "gpu_cost_flexible": f(r.gpu_cost_flexible)}
     v = {k: got.get(k, x) for k, x in mine.items()}
-    plat, gpu = str(a.values["contract.platform"]), str(a.values["capacity.gpu_platform"])
+    gpu = str(a.values["capacity.gpu_platform"])
     override = "IF(ISNUMBER(capacity_gpu_cost_per_mtok_usd),capacity_gpu_cost_per_mtok_usd,{x})"
     out = [
         Section("The successor of another size (section V4.6; scenario successor_2x)"),
         *[Note(text) for text in SUCCESSOR_NOTE],
-        Marked("successor_reached", "The contract serves the successor at the served "
-               "ultrafast speed (1 = yes)", "flag", "num", v["reached"]),
-        *[Marked(f"successor_thr_{t}_run", f"Successor's Thr* on {plat} at the {t} served "
-                 "speed, scale 1", "tokens/s/MW", "num", v[f"throughput_{t}"] / k_c)
+        Marked("successor_reached", "Contract serves the successor (1 = yes)", "flag", "num", v["reached"]),
+        *[Marked(f"successor_thr_{t}_run", f"Successor's Thr* at {t}, scale 1", "tokens/s/MW", "num", v[f"throughput_{t}"] / k_c)
           for t in ("ultrafast", "standard")],
-        *[Result(f"successor_thr_{t}", f"Successor's Thr* on {plat} at the {t} served speed",
+        *[Result(f"successor_thr_{t}", f"Successor's Thr* at the {t} speed",
                  "tokens/s/MW", "num", f"successor_thr_{t}_run{sc_c}", v[f"throughput_{t}"])
           for t in ("ultrafast", "standard")],
     ]
@@ -572,20 +570,18 @@ def successor_rows(a: Assumptions, r: Results, contract: tuple[str, float],
     for t in ("standard", "fast"):
         thr = v[f"gpu_throughput_{t}"]
         out += [
-            Marked(f"successor_gpu_thr_{t}_run", f"Successor's {gpu} throughput at its {t} "
-                   "speed, scale 1", "tokens/s/MW", "num", thr / k_g),
-            Result(f"successor_gpu_thr_{t}", f"Successor's {gpu} throughput at its {t} speed",
+            Marked(f"successor_gpu_thr_{t}_run", f"Successor's {gpu} thr. at {t}, scale 1", "tokens/s/MW", "num", thr / k_g),
+            Result(f"successor_gpu_thr_{t}", f"Successor's {gpu} throughput at {t}",
                    "tokens/s/MW", "num", f"successor_gpu_thr_{t}_run{sc_g}", thr),
-            Result(h.format(t=t), f"Successor's GPU-hours per 1M {t} tokens, h", "GPU-hours",
+            Result(h.format(t=t), f"Successor's GPU-hours per 1M {t}, h", "GPU-hours",
                    "num4", f"IF(successor_gpu_thr_{t}>0,constant_tokens_per_million"
                    f"*gpu_gpus_per_mw/(successor_gpu_thr_{t}*constant_seconds_per_hour),"
                    "constant_unbounded_value)",
                    min(v[f"gpu_hours_{t}"], 1e300)),
-            Result(f"successor_gpu_cost_{t}_unclamped", f"Successor's v of a {t} token before "
-                   "the list-price clamp", "USD per 1M tokens", "usd2",
+            Result(f"successor_gpu_cost_{t}_unclamped", f"Successor's v of a {t} token, unclamped", "USD per 1M tokens", "usd2",
                    v_raw.replace("gpu_h_{t}", h).format(t=t),
                    min(v[f"gpu_cost_unclamped_{t}"], 1e300)),
-            Result(f"successor_gpu_cost_{t}", f"Successor's v of a {t} token off the GPU fleet",
+            Result(f"successor_gpu_cost_{t}", f"Successor's v of a {t} token",
                    "USD per 1M tokens", "usd2",
                    override.format(x=f"MIN(successor_gpu_cost_{t}_unclamped,"
                                    f"tiers_{t}_price_per_mtok_usd)"), v[f"gpu_cost_{t}"]),
