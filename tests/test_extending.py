@@ -309,7 +309,7 @@ REVENUE_STREAM = [
         STREAM,
         "econ/model.py",
         ("Revenue", "revenue_stage"),
-        r"^    backfill_usd: Array\n",  # the last field: the call below is positional
+        r"^    added_usd: Array\n",  # the last field: the call below is positional
         "    toy: Array\n",
     ),
     Edit(
