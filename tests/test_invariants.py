@@ -131,7 +131,7 @@ def test_extreme_values_give_a_clean_result_or_a_refusal(pairs):
 
 # the headline (version 4: the two businesses, the break-evens, the fleet-plan grid, the best
 # size at the contract's rate) evaluates the model dozens of times: fewer examples, and the
-# range-end sweep (tests/test_range_ends.py) runs it at both ends of every key
+# range-end sweep (tests/range_ends.py) runs it at both ends of every key
 @pytest.mark.slow
 @settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow])
 @given(pairs=extreme_sets())
