@@ -532,8 +532,8 @@ def bench_physics(a, n: int, repeat: int) -> None:
         f"active share, speculative speed-up, frontier_scale sampled; {load()})"
     )
     n_k = len(physics.stage_grid(physics.layout(model, chip)[1], k_cap)) + 1
-    print(f"   physics envelope (up to {n_k} layouts x "
-          f"{len(physics.SPEED_MULTIPLIERS)} speeds):     {t_env:7.3f} s")  # fmt: skip
+    print(f"   physics envelope (up to {n_k} layouts, each at its best serving speed): "
+          f"{t_env:7.3f} s")  # fmt: skip
     print(
         f"   data-curve PCHIP, frontier_scale varying:          {t_scale:7.3f} s -> envelope {t_env / t_scale:,.0f}x"
     )
