@@ -698,6 +698,48 @@ def test_the_ultrafast_price_has_an_interior_optimum_at_the_logit_markup(base, c
     assert "sits on" not in out and "still improving" not in out
 
 
+def test_the_pro_price_has_an_interior_optimum(base, capsys):
+    """Issue 27, item 3 (V4.7): over 50..5,000 USD a month the NPV's best Pro price lies strictly
+    inside (version 3: on the upper bound, and 100,000 USD still "improved" it). By hand on the
+    bundled data: the propensity at the reference price is 5 % (the cap binds), the elasticity
+    1, half the upgrades take the 100 USD tier, so the logit reads the mix m = p / 2 + 50
+    against 150 with beta = 1 / (150 x 0.95). The deal's extra Pro subscribers scale with
+    pf(p) (both worlds' upgrade flows do), so its subscription revenue is (m - 20) pf(p) times
+    one constant, highest where 1 = (p / 2 + 30) beta (1 - 0.05 pf(p)): p = 238.12."""
+    beta = 1 / (150 * 0.95)
+
+    def pf(p: float) -> float:
+        return 1 / (0.05 + 0.95 * math.exp(beta * (p / 2 + 50 - 150)))
+
+    lo, hi = 50.0, 5000.0
+    for _ in range(100):  # bisection on the first-order condition
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if (mid / 2 + 30) * beta * (1 - 0.05 * pf(mid)) < 1 else (lo, mid)
+    p_sub = 0.5 * (lo + hi)
+    assert p_sub == pytest.approx(238.12, abs=0.01)
+    prices = [p_sub, 0.98 * p_sub, 1.02 * p_sub, 100.0]
+    r = evaluate(base, {"plans.pro.price_usd_month": prices})
+    assert r.pro_price_factor == pytest.approx([pf(p) for p in prices], rel=1e-12)
+    sub = r.subscription_revenue.sum(axis=1)
+    per = sub / np.array([(p / 2 + 30) * pf(p) for p in prices])
+    assert per == pytest.approx([per[0]] * len(prices), rel=1e-12)
+    assert sub[0] > sub[1] and sub[0] > sub[2]
+    # the NPV's optimum: interior, near the subscription revenue's (the other flows of an extra
+    # subscriber, its GPU cost, its streams and the Pro tail, move it by a few percent)
+    o = D.optimize(base, "plans.pro.price_usd_month", low=50, high=5000, workers=1)
+    assert o.on_bound is None and o.refined and not o.flat and 50 < o.value < 5000
+    assert o.value == pytest.approx(p_sub, rel=0.05)
+    npv = evaluate(base, {"plans.pro.price_usd_month": [o.value, 50, 200, 5000, 1e5]}).npv
+    assert npv[0] == pytest.approx(o.best, rel=1e-9)
+    assert npv[0] > max(npv[1:])
+    assert npv[4] < npv[2]  # 100,000 USD a month no longer improves on the list price
+    args = ["optimize", "plans.pro.price_usd_month", "--low", "50", "--high", "5000"]
+    code, out, err = run([*args, "--data", str(DATA), "--workers", "1"], capsys)
+    assert code == 0, err
+    assert "NPV is highest at plans.pro.price_usd_month" in out
+    assert "sits on" not in out and "still improving" not in out
+
+
 def test_optimize_says_when_the_optimum_sits_on_a_bound(base, capsys):
     # at the contract's rate the NPV peaks well below 1,000 MW (the summary's size at the rate):
     # over 1,000-1,500 MW the optimum sits on the lower end
