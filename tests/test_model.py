@@ -460,6 +460,32 @@ def test_the_bundled_no_deal_world_holds_its_pro_stock_in_month_one(base):
     ) * plus_pool == pytest.approx(30_000, rel=1e-12)
 
 
+def test_the_v4_7_subscriber_keys_move_the_npv_as_the_specification_implies(base):
+    """Issue 27, item 4 (V4.7), on the bundled data. The weight of the cap hits caused by choosing
+    the faster burn scales the deal's extra upgrades (the extra cap hits are weighed by it, so
+    the deal's extra Pro subscribers are proportional to it, none at 0); a higher ceiling on the
+    derived propensity raises the upgrades until it no longer binds; adopters who send more of
+    their queries at ultrafast burn their quota faster and hit the cap more. Each upgrade is
+    worth more than its GPU cost, so the NPV rises with each key."""
+    w = [0.0, 0.25, 0.5, 0.75, 1.0]
+    r = evaluate(base, {"conversion.voluntary_cap_hit_weight": w})
+    assert np.all(np.diff(r.npv) > 0)
+    d_pro = r.incremental_pro.sum(axis=1)
+    assert d_pro[0] == 0
+    np.testing.assert_allclose(d_pro, d_pro[2] * np.array(w) / 0.5, rtol=1e-12)
+    # the propensity derived from the no-deal world (12.1 %) is capped at 5 % in the data: the
+    # NPV rises with the cap while it binds and stops once it no longer does
+    cap = [0.01, 0.03, 0.05, 0.1, 0.2, 0.5]
+    r = evaluate(base, {"conversion.max_capped_propensity": cap})
+    derived = r.pro_capped_propensity[-1]
+    assert 0.1 < derived < 0.2
+    np.testing.assert_allclose(r.pro_capped_propensity, np.minimum(cap, derived), rtol=1e-14)
+    assert np.all(np.diff(r.npv[:5]) > 0) and r.npv[5] == r.npv[4]
+    q = [0.1, 0.3, 0.5, 0.7, 1.0]
+    r = evaluate(base, {"usage.ultrafast_query_share": q})
+    assert np.all(np.diff(r.npv) > 0) and np.all(np.diff(r.incremental_pro.sum(axis=1)) > 0)
+
+
 def test_the_pro_price_factor_by_hand(base):
     # one Pro tier, 250 USD at elasticity 1: a binary logit per cap event with, at 200 USD, the
     # propensity 5 % (the cap binds): beta = 1 / (200 x 0.95); the flows x 1 / (0.05 + 0.95
