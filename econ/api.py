@@ -860,8 +860,11 @@ def tornado(a: Assumptions) -> pd.DataFrame:
 
     Columns: output, output_unit, key, unit (of low, high and base), low, high, base,
     output_base, output_low, output_high, change_low, change_high and swing (in output_unit;
-    no payback counts as the horizon in the swing), sorted by swing within each output. (The
-    key column was named ``variable`` before version 4.)"""
+    no payback counts as the horizon in the swing), ends_on_low and ends_on_high (text: the
+    kinks a bar's end sits past and the base does not, "" for none; section 7), sorted by swing
+    within each output. ``econ sensitivity tornado`` adds sobol_rank (the key's place by Sobol
+    total index) and ranks_differ_because (text). (The key column was named ``variable``
+    before version 4.)"""
     _check_assumptions(a, "tornado")
     from econ.sensitivity import run
 
@@ -873,7 +876,7 @@ def tornado_frame(engine: pd.DataFrame) -> pd.DataFrame:
     --csv`` writes it): with its units, the key column named ``key`` as in every table."""
     df = _outputs(engine).rename(columns=KEY_COLUMN)
     df.insert(df.columns.get_loc("key") + 1, "unit", df["key"].map(key_unit))
-    df = _with_units(df, {})
+    df = _with_units(df, {"sobol_rank": "-"})
     out = ("output_base", "output_low", "output_high", "change_low", "change_high", "swing")
     df.attrs["unit_columns"] = {
         **dict.fromkeys(("low", "high", "base"), "unit"),

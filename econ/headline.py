@@ -447,6 +447,7 @@ def worth_sections(a: Assumptions, r: Results) -> dict[str, Any]:
         "npv_ultrafast_only_usd": two["npv_ultrafast_only_usd"],
         "npv_capacity_increment_usd": two["npv_capacity_increment_usd"],
         "breakevens": worth.breakevens(a),
+        "range_ends_crossing": worth.range_ends_crossing(a, float(r.npv[0])),
         # the plausible range of each break-even key: its sensitivity range where sampled, the
         # fleet-plan grid's span for the plan keys (section V4.3)
         "plausible_ranges": {

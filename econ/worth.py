@@ -98,6 +98,30 @@ def breakevens(a: Assumptions) -> dict[str, dict[str, Any]]:
     return out
 
 
+def range_ends_crossing(a: Assumptions, base_npv: float) -> list[dict[str, Any]]:
+    """The sampled keys whose plausible range (sensitivity.csv, low to high) turns the NPV's sign
+    one at a time, everything else as set (section V4.1): {key, end, value, npv_usd} for each
+    end on the other side of zero from ``base_npv``, largest |NPV| first. Every end in one
+    vectorised call; each scenario chooses its served speeds as the answer does."""
+    from econ.sensitivity.held import varied
+
+    rows = [s for s in varied(a) if s.key not in PLAN_KEYS]
+    if not rows or not math.isfinite(base_npv) or base_npv == 0:
+        return []
+    n = 2 * len(rows)
+    over = {s.key: np.full(n, a.num(s.key)) for s in rows}
+    for j, s in enumerate(rows):
+        over[s.key][2 * j], over[s.key][2 * j + 1] = s.low, s.high
+    npv = evaluate(a, over, detail=False, monthly=False).npv
+    out = [
+        {"key": s.key, "end": end, "value": x, "npv_usd": float(npv[2 * j + i])}
+        for j, s in enumerate(rows)
+        for i, (end, x) in enumerate((("low", s.low), ("high", s.high)))
+        if math.isfinite(npv[2 * j + i]) and (npv[2 * j + i] > 0) != (base_npv > 0)
+    ]
+    return sorted(out, key=lambda c: -abs(c["npv_usd"]))
+
+
 def fleet_plan_grid(a: Assumptions) -> dict[str, Any]:
     """The NPV over fleet.avoidable_share x capacity.movable_share (section V4.3), the other
     inputs as set: ``cells`` a list of {both keys, npv_usd}, and ``breakeven_line`` the movable

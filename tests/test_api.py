@@ -322,7 +322,7 @@ def test_sobol_indices_refuses_an_unknown_metric(base):
 def test_tornado_and_grids(base):
     t = econ.sensitivity.tornado(base)
     assert set(t["output"]) == {"npv_usd", "payback_months", "irr_annual"}
-    check_units(t, {"output", "output_unit", "key", "unit"})
+    check_units(t, {"output", "output_unit", "key", "unit", "ends_on_low", "ends_on_high"})
     assert (
         t["output_unit"]
         == t["output"].map({"npv_usd": "USD", "payback_months": "months", "irr_annual": "1/yr"})

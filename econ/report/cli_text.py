@@ -127,14 +127,20 @@ def tornado(df: pd.DataFrame, show_all: bool = False) -> Shown:
     out = str(df["output"].iloc[0])
     keep = df if show_all else df[~(df["swing"] == 0)]
     hidden = len(df) - len(keep)
+    marked = {e: keep.get(f"ends_on_{e}", pd.Series("", index=keep.index)) for e in ("low", "high")}
+    star = lambda e: [" *" if m else "" for m in marked[e]]  # noqa: E731
     shown = pd.DataFrame(
         {
             "key": keep[k],
             "low": _by_row(keep, "low", k),
             "base": _by_row(keep, "base", k),
             "high": _by_row(keep, "high", k),
-            "at_low": [figure(x, out) for x in keep["output_low"]],
-            "at_high": [figure(x, out) for x in keep["output_high"]],
+            "at_low": [
+                figure(x, out) + m for x, m in zip(keep["output_low"], star("low"), strict=True)
+            ],
+            "at_high": [
+                figure(x, out) + m for x, m in zip(keep["output_high"], star("high"), strict=True)
+            ],
             "swing": [_swing(x, out) for x in keep["swing"]],
         }
     )
@@ -155,7 +161,50 @@ def tornado(df: pd.DataFrame, show_all: bool = False) -> Shown:
         "their base values"
     )
     text, dropped = t.table(shown, cols, title)
+    ends = [
+        f"{key} at {e}, {m}"
+        for key, lo, hi in zip(keep[k], marked["low"], marked["high"], strict=True)
+        for e, m in (("low", lo), ("high", hi))
+        if m
+    ]
+    if ends:
+        text += "\n\n" + t.wrap(
+            "* The bar ends past a kink the base does not have: " + "; ".join(ends) + "."
+        )
+    text += tornado_ranks(df)
     return text, _notes(dropped, hidden, f"key(s) with no effect on {out}")
+
+
+def tornado_ranks(df: pd.DataFrame) -> str:
+    """The one-at-a-time ranking against the variance ranking (section 7): the keys where they
+    differ, and why; empty where the frame has no Sobol ranks."""
+    info = df.attrs.get("sobol")
+    if info is None or "ranks_differ_because" not in df:
+        return ""
+    k = _key_column(df)
+    lead = (
+        f"One at a time against the variance (Sobol total indices, {info['samples']:,} base "
+        f"samples, seed {info['seed']}, as econ sensitivity sobol ranks them)"
+    )
+    if info["warnings"]:
+        lead += (
+            f"; the Sobol sample is too small for {len(info['warnings'])} of its figures "
+            "(econ sensitivity sobol names them)"
+        )
+    diff = df[df["ranks_differ_because"] != ""]
+    if diff.empty:
+        return "\n\n" + t.wrap(
+            lead + ": the two rankings agree within 5 places in the top 10 of each."
+        )
+    lines = [t.wrap(lead + ": the rankings differ where")]
+    for i, r in diff.iterrows():
+        lines.append(
+            t.wrap(
+                f"- {r[k]}: tornado #{i + 1}, Sobol #{int(r['sobol_rank'])}: "
+                f"{r['ranks_differ_because']}"
+            )
+        )
+    return "\n\n" + "\n".join(lines)
 
 
 def _swing(x, output: str) -> str:

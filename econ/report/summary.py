@@ -333,13 +333,20 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
     for x in none:
         row = [cells[(x, m)] for m in g["movable_share"]]
         side[x] = "above" if min(row) > 0 else "below"
+    ends = [
+        f"{c['key']} at the {c['end']} end of its range ({key_value(c['key'], c['value'])}: NPV "
+        f"{usd(c['npv_usd'])})"
+        for c in h.get("range_ends_crossing", [])
+        if c["key"] not in crossing
+    ]
+    found = (
+        ["the plausible ranges of " + ", ".join(crossing) + " cross their break-evens"]
+        if crossing
+        else []
+    ) + (["one at a time, " + "; ".join(ends) + " turns the NPV's sign"] if ends else [])
     return (
         "What would make it wrong: "
-        + (
-            "the plausible ranges of " + ", ".join(crossing) + " cross their break-evens"
-            if crossing
-            else "no sampled key's plausible range crosses its break-even"
-        )
+        + ("; ".join(found) if found else "no sampled key's plausible range crosses its break-even")
         + "; the lab's own fleet plan decides the rest (the share of the term its GPU fleet is "
         "constrained, fleet.avoidable_share = a, and the share of its standard traffic it would "
         "move, capacity.movable_share): NPV = 0 at "

@@ -13,7 +13,11 @@ Func = Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
 
 
 def tornado(
-    f: Func, problem: Problem, outputs: list[str], nan_as: Mapping[str, float] | None = None
+    f: Func,
+    problem: Problem,
+    outputs: list[str],
+    nan_as: Mapping[str, float] | None = None,
+    marks: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Evaluate base, then every variable at low and high, in ONE vectorised call.
 
@@ -22,6 +26,9 @@ def tornado(
     output), swing (|output_high - output_low|), sorted by
     swing within each output, largest first. ``nan_as`` gives the value a NaN
     output counts as when measuring the swing (e.g. no payback = the horizon).
+    ``marks`` names outputs of ``f`` that flag a kink (a clamp that binds, a quantity at the
+    end of its own range; > 0 where it does) with what each means: the columns ends_on_low and
+    ends_on_high list ("; ") those that hold at that end of the bar and not at the base.
     """
     names = problem.names
     d = len(names)
@@ -31,6 +38,13 @@ def tornado(
         params[v.name][1 + 2 * j] = v.low
         params[v.name][2 + 2 * j] = v.high
     out = f(params)
+    flags = {m: np.asarray(out[m], float) > 0 for m in (marks or {})}
+
+    def ends_on(i: int) -> str:
+        return "; ".join(
+            text for m, text in (marks or {}).items() if flags[m][i] and not flags[m][0]
+        )
+
     rows = []
     for o in outputs:
         y = np.asarray(out[o], float)
@@ -51,6 +65,11 @@ def tornado(
                     "change_low": lo_y - y[0],
                     "change_high": hi_y - y[0],
                     "swing": abs(ys[2 + 2 * j] - ys[1 + 2 * j]),
+                    **(
+                        {"ends_on_low": ends_on(1 + 2 * j), "ends_on_high": ends_on(2 + 2 * j)}
+                        if marks is not None
+                        else {}
+                    ),
                 }
             )
     df = pd.DataFrame(rows)

@@ -48,6 +48,18 @@ CLAMPS = {
     ),
 }
 DIAGNOSTICS = [PRIOR_PREDICTIVE, *CLAMPS]
+# the kinks a tornado bar can end on (section 7): each clamp, and a tier served below the speed
+# it asks for (its speed at the end of its own range: the fastest grid speed under 0.9 x the
+# platform's ceiling)
+SERVED_BELOW = "served_below_asked"
+MARKS = {
+    "clamp_gpu_cost_at_list_price": "clamp: the GPU cost of a standard or fast token at its list "
+    "price",
+    "clamp_realisation_at_1": "clamp: a platform's realisation of the envelope at 1",
+    "clamp_max_capped_propensity": "clamp: the upgrade propensity at its ceiling",
+    SERVED_BELOW: "a tier served below the speed it asks for, where the platform's ceiling binds",
+}
+TIERS = ("standard", "fast", "ultrafast")
 METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 OFFER_KEY = "capacity.subscriber_offer"  # auto | on | off (off: no subscriber streams)
@@ -171,11 +183,17 @@ class ModelFunction:
     processes can receive it."""
 
     def __init__(
-        self, a: Assumptions, paths: bool = False, options: bool = False, diagnostics: bool = False
+        self,
+        a: Assumptions,
+        paths: bool = False,
+        options: bool = False,
+        diagnostics: bool = False,
+        marks: bool = False,
     ):
         self.a = a
         self.paths = paths
         self.diagnostics = diagnostics
+        self.marks = marks  # the flags of MARKS, for the tornado
         # the other deal options' NPVs (the Monte Carlo's decision set)
         self.others = (
             [(o, b, held_served(b)) for _, o, b in decision_options(a)[1:]] if options else []
@@ -204,6 +222,15 @@ class ModelFunction:
         if self.diagnostics:
             out[PRIOR_PREDICTIVE] = r.gpu_cost_at_avoidable_1
             out.update({name: getattr(r, field) for name, (field, _) in CLAMPS.items()})
+        if self.marks:
+            out.update({name: getattr(r, field) for name, (field, _) in CLAMPS.items()})
+            below = np.zeros(np.shape(r.npv), bool)
+            for tier in TIERS:
+                key = f"tiers.{tier}.tokens_per_s"
+                asked = np.asarray(params.get(key, self.a.num(key)), float)
+                served = np.asarray(getattr(r, f"served_tokens_per_s_{tier}"), float)
+                below |= served < asked * (1 - 1e-9)
+            out[SERVED_BELOW] = below.astype(float)
         if self.paths:
             out[PATH] = r.cumulative_cash
         out.update(others)
@@ -211,9 +238,13 @@ class ModelFunction:
 
 
 def model_function(
-    a: Assumptions, paths: bool = False, options: bool = False, diagnostics: bool = False
+    a: Assumptions,
+    paths: bool = False,
+    options: bool = False,
+    diagnostics: bool = False,
+    marks: bool = False,
 ) -> ModelFunction:
-    return ModelFunction(a, paths, options, diagnostics)
+    return ModelFunction(a, paths, options, diagnostics, marks)
 
 
 class GridModelFunction:
@@ -302,11 +333,14 @@ def clamps(out: pd.DataFrame) -> list[dict]:
 
 
 def tornado(a: Assumptions) -> pd.DataFrame:
+    """The one-way tornado (section 7), each bar's ends marked where they sit past a kink the
+    base does not (MARKS: ends_on_low, ends_on_high)."""
     return oneway.tornado(
-        model_function(a),
+        model_function(a, marks=True),
         problem_from(a),
         OUTPUTS[:3],
         nan_as={"payback_months": float(a.values["horizon.months"])},
+        marks=MARKS,
     )
 
 
@@ -481,7 +515,16 @@ def run_cli(
     problem_from(a)  # a clear error where there is nothing to vary
     if analysis == "tornado":
         df = tornado(a)
-        return df[df["output"] == METRICS[metric]].reset_index(drop=True)
+        df = df[df["output"] == METRICS[metric]].reset_index(drop=True)
+        # beside it, the variance ranking: where the two disagree, and why (section 7)
+        n = samples or 1024
+        sob = sobol_indices(a, n, seed, metric, workers=workers)
+        dists = {v.name: v.distribution for v in problem_from(a).variables}
+        why = ranking_contrast(df, sob, dists).set_index("key")["why"]
+        df["sobol_rank"] = df["variable"].map({k: i + 1 for i, k in enumerate(sob["variable"])})
+        df["ranks_differ_because"] = df["variable"].map(why).fillna("")
+        df.attrs["sobol"] = {"samples": n, "seed": seed, "warnings": sob.attrs.get("warnings", [])}
+        return df
     if analysis == "grid":
         return grids(a, progress=progress)
     if analysis == "montecarlo":
@@ -534,3 +577,71 @@ def report_analysis(
         "Worker processes": workers,
     }
     return analysis, info
+
+
+def ranking_contrast(
+    tor: pd.DataFrame,
+    sob: pd.DataFrame,
+    dists: Mapping[str, str] | None = None,
+    top: int = 10,
+    gap: int = 5,
+) -> pd.DataFrame:
+    """Where the one-at-a-time ranking (the tornado's swings, one output) and the variance
+    ranking (Sobol total indices of the same output) disagree (section 7): the keys in the top
+    ``top`` of either whose places differ by ``gap`` or more, each with why. The reasons read
+    the figures: a bar that ends past a kink (ends_on_low, ends_on_high), a response steeper
+    on one side of the base than the other (non-linear), a total index well above the
+    first-order one (interactions), else where the range's ends sit in the key's distribution
+    (``dists``: its name by key). Columns: key, tornado_rank, sobol_rank, swing, S1, ST, why."""
+    t = tor.reset_index(drop=True)
+    s = sob.reset_index(drop=True)
+    place_t = {k: i + 1 for i, k in enumerate(t["variable"])}
+    place_s = {k: i + 1 for i, k in enumerate(s["variable"])}
+    s_by = s.set_index("variable")
+    rows = []
+    for _, b in t.iterrows():
+        k = b["variable"]
+        if k not in place_s:
+            continue
+        rt, rs = place_t[k], place_s[k]
+        if min(rt, rs) > top or abs(rt - rs) < gap:
+            continue
+        s1, st = float(s_by.at[k, "S1"]), float(s_by.at[k, "ST"])
+        why = []
+        for end in ("low", "high"):
+            if b.get(f"ends_on_{end}"):
+                why.append(f"its bar's {end} end sits past a kink ({b[f'ends_on_{end}']})")
+        lo_w, hi_w = b["base"] - b["low"], b["high"] - b["base"]
+        if lo_w > 0 and hi_w > 0:
+            sl_lo, sl_hi = abs(b["change_low"]) / lo_w, abs(b["change_high"]) / hi_w
+            if min(sl_lo, sl_hi) > 0 and max(sl_lo, sl_hi) / min(sl_lo, sl_hi) > 3:
+                side = "high" if sl_hi > sl_lo else "low"
+                ratio = max(sl_lo, sl_hi) / min(sl_lo, sl_hi)
+                why.append(
+                    f"non-linear: a unit moves the output {ratio:,.0f}x more toward its {side}"
+                )
+        if st > 0.01 and st - max(s1, 0.0) > st / 3:
+            why.append(
+                f"interactions: {st - max(s1, 0.0):.0%} of the variance comes with other keys "
+                f"(first-order {s1:.1%}, total {st:.1%})"
+            )
+        dist = (dists or {}).get(k, "")
+        if not why and rt > rs and dist in ("normal", "lognormal"):
+            why.append(
+                f"its low and high are the 5th and 95th percentiles of a {dist}: a tenth of its "
+                "draws lie beyond the bar's ends"
+            )
+        if not why and rt < rs:
+            why.append(
+                f"its range's ends are rare draws (a {dist} puts most of its mass near the base)"
+                if dist in ("pert", "triangular")
+                else "its range's ends are rare draws"
+            )
+        if not why:
+            why.append("its draws spread its effect more widely than its two ends show")
+        rows.append(
+            {"key": k, "tornado_rank": rt, "sobol_rank": rs, "swing": float(b["swing"]),
+             "S1": s1, "ST": st, "why": "; ".join(why)}
+        )  # fmt: skip
+    cols = ["key", "tornado_rank", "sobol_rank", "swing", "S1", "ST", "why"]
+    return pd.DataFrame(rows, columns=cols)
