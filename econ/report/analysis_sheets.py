@@ -133,8 +133,8 @@ def tornado_blocks(part: pd.DataFrame, output: str, first: bool) -> list:
     key = (Col("variable", "key", "text"), Col("unit", "unit", "text"))
     values = tuple(Col(c, c, "row") for c in ("low", "base", "high"))
     out = [Table(output, f"{name} [{unit}]: base {at}; each key at its low, base and high",
-                 rows, (*key, *values, Col("swing", f"swing [{unit}]", fmt)), row_fmt=fmts,
-                 page=not first)]  # fmt: skip
+                 rows, (*key, *values, Col("swing", f"swing [{unit}]", fmt)), kink_notes(moves),
+                 row_fmt=fmts, page=not first)]  # fmt: skip
     out.append(Charts("", (Chart("bar", f"{output}_levels", f"Change in {name} from base [{unit}]", (
         Series("at low", "variable", "change_low", {"fill": {"color": RED}}),
         Series("at high", "variable", "change_high", {"fill": {"color": BLUE}})),
@@ -152,6 +152,18 @@ def tornado_blocks(part: pd.DataFrame, output: str, first: bool) -> list:
         out.append(Table(f"{output}_none", f"Keys with no effect on {name}", rest,
                          (*key, *values), row_fmt=rf))  # fmt: skip
     return out
+
+
+def kink_notes(moves: pd.DataFrame) -> tuple[str, ...]:
+    """The bar ends that sit past a kink the base does not have (a clamp that binds, a tier
+    served below its asked speed; docs/model.md section 7), as a note under the table."""
+    ends = [
+        f"{r['variable']} at {e}, {r[f'ends_on_{e}']}"
+        for _, r in moves.iterrows()
+        for e in ("low", "high")
+        if r.get(f"ends_on_{e}")
+    ]
+    return ("Ends past a kink the base does not have: " + "; ".join(ends) + ".",) if ends else ()
 
 
 # --- Grid -------------------------------------------------------------------------------------

@@ -209,3 +209,22 @@ def test_shares_are_never_negative(sheet):
     for row in rows_of(sheet, "mc_shares").values():
         for h in ("value", "standard error"):
             assert row[h].value is None or row[h].value >= 0
+
+
+def test_the_tornado_sheet_names_the_ends_past_a_kink(sheet, analysis):
+    """Under the printed NPV tornado, the bar ends the engine marks (docs/model.md section 7):
+    on the bundled data the B300's layer latency at its high end, where the B300 serves the
+    fast tier below its asked speed."""
+    texts = [
+        c.value for row in sheet["Tornado"].iter_rows() for c in row if isinstance(c.value, str)
+    ]
+    (note,) = [t for t in texts if t.startswith("Ends past a kink")]
+    npv = analysis["tornado"][analysis["tornado"]["output"] == "npv_usd"]
+    marked = [
+        f"{r['variable']} at {e}, {r[f'ends_on_{e}']}"
+        for _, r in npv.iterrows()
+        for e in ("low", "high")
+        if r[f"ends_on_{e}"] and r["swing"] != 0
+    ]
+    assert marked and all(m in note for m in marked)
+    assert "hardware.b300.layer_latency_us at high, a tier served below the speed" in note
