@@ -334,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     _samples(
         p,
         f"samples: Monte Carlo 1 to {MAX_SAMPLES:,} (default 20,000); Sobol base n 1 to "
-        f"{MAX_SOBOL_SAMPLES:,} (default 1024)",
+        f"{MAX_SOBOL_SAMPLES:,} (default 1024; also the tornado's, which it ranks against)",
     )
     _seed(p)
     _workers(p)
@@ -1163,7 +1163,7 @@ def cmd_sensitivity(args) -> int:
             ],
             a,
         )
-        if args.analysis == "sobol":
+        if args.analysis in ("sobol", "tornado"):  # the tornado ranks against Sobol
             _check_sobol_size(a, args.samples or 1024, "--samples")
         res = run_cli(
             a,
