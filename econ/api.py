@@ -854,7 +854,7 @@ def _outputs(df: pd.DataFrame, col: str = "output") -> pd.DataFrame:
     return df
 
 
-def tornado(a: Assumptions) -> pd.DataFrame:
+def tornado(a: Assumptions, sobol_samples: int | None = None, seed: int = 12345) -> pd.DataFrame:
     """One-way sensitivity (docs/model.md, section 7): every key of sensitivity.csv at its
     low and at its high with the others at base, for npv, payback_months and irr_annual.
 
@@ -862,13 +862,17 @@ def tornado(a: Assumptions) -> pd.DataFrame:
     output_base, output_low, output_high, change_low, change_high and swing (in output_unit;
     no payback counts as the horizon in the swing), ends_on_low and ends_on_high (text: the
     kinks a bar's end sits past and the base does not, "" for none; section 7), sorted by swing
-    within each output. ``econ sensitivity tornado`` adds sobol_rank (the key's place by Sobol
-    total index) and ranks_differ_because (text). (The key column was named ``variable``
-    before version 4.)"""
+    within each output. With ``sobol_samples`` (as ``econ sensitivity tornado``, whose
+    ``--samples`` it is, default 1,024 there): sobol_rank (the key's place by the Sobol total
+    index of that output, NPV and payback; blank for the IRR) and ranks_differ_because (text,
+    "" where the rankings agree). (The key column was named ``variable`` before version 4.)"""
     _check_assumptions(a, "tornado")
     from econ.sensitivity import run
 
-    return tornado_frame(run.tornado(a))
+    df = run.tornado(a)
+    if sobol_samples is not None:
+        df = run.with_sobol_ranks(a, df, sobol_samples, seed)
+    return tornado_frame(df)
 
 
 def tornado_frame(engine: pd.DataFrame) -> pd.DataFrame:

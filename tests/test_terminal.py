@@ -585,13 +585,13 @@ def test_each_figure_has_one_name_in_json_csv_and_api_frames(tmp_path, capsys):
     )
     # the analyses: JSON records, CSV header and API frame name the same columns
     frames = {
-        "tornado": econ.sensitivity.tornado(a),
+        "tornado": econ.sensitivity.tornado(a, sobol_samples=16, seed=3),
         "grid": econ.sensitivity.grids(a),
         "sobol": econ.sensitivity.sobol_indices(a, 16, 3),
         "breakeven": econ.sensitivity.breakeven_table(a),
     }
     for analysis, api in frames.items():
-        extra = ["--samples", "16", "--seed", "3"] if analysis == "sobol" else []
+        extra = ["--samples", "16", "--seed", "3"] if analysis in ("sobol", "tornado") else []
         records = _json(["sensitivity", analysis, *extra], capsys)
         path = tmp_path / f"{analysis}.csv"
         code, _, err = run(["sensitivity", analysis, *extra, "--csv", str(path)], capsys)
@@ -699,12 +699,12 @@ def test_one_name_per_figure_on_every_surface(capsys, tmp_path, workbook_texts):
     assert "Value of information (EVPI " in out and "EVPPI" in out
     # the key column of every table: JSON, CSV and API frames
     frames = {
-        "tornado": econ.sensitivity.tornado(a),
+        "tornado": econ.sensitivity.tornado(a, sobol_samples=16, seed=3),
         "sobol": econ.sensitivity.sobol_indices(a, 16, 3),
         "breakeven": econ.sensitivity.breakeven_table(a),
     }
     for analysis, frame in frames.items():
-        extra = ["--samples", "16", "--seed", "3"] if analysis == "sobol" else []
+        extra = ["--samples", "16", "--seed", "3"] if analysis in ("sobol", "tornado") else []
         records = _json(["sensitivity", analysis, *extra], capsys)
         path = tmp_path / f"{analysis}.csv"
         run(["sensitivity", analysis, *extra, "--csv", str(path)], capsys)

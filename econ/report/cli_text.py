@@ -200,7 +200,9 @@ def tornado_ranks(df: pd.DataFrame) -> str:
     for i, r in diff.iterrows():
         lines.append(
             t.wrap(
-                f"- {r[k]}: tornado #{i + 1}, Sobol #{int(r['sobol_rank'])}: "
+                f"- {r[k]}: "
+                + (f"tornado #{i + 1}" if r["swing"] != 0 else "no swing one at a time")
+                + f", Sobol #{int(r['sobol_rank'])}: "
                 f"{r['ranks_differ_because']}"
             )
         )

@@ -516,15 +516,7 @@ def run_cli(
     if analysis == "tornado":
         df = tornado(a)
         df = df[df["output"] == METRICS[metric]].reset_index(drop=True)
-        # beside it, the variance ranking: where the two disagree, and why (section 7)
-        n = samples or 1024
-        sob = sobol_indices(a, n, seed, metric, workers=workers)
-        dists = {v.name: v.distribution for v in problem_from(a).variables}
-        why = ranking_contrast(df, sob, dists).set_index("key")["why"]
-        df["sobol_rank"] = df["variable"].map({k: i + 1 for i, k in enumerate(sob["variable"])})
-        df["ranks_differ_because"] = df["variable"].map(why).fillna("")
-        df.attrs["sobol"] = {"samples": n, "seed": seed, "warnings": sob.attrs.get("warnings", [])}
-        return df
+        return with_sobol_ranks(a, df, samples or 1024, seed, workers)
     if analysis == "grid":
         return grids(a, progress=progress)
     if analysis == "montecarlo":
@@ -579,6 +571,36 @@ def report_analysis(
     return analysis, info
 
 
+def with_sobol_ranks(
+    a: Assumptions, df: pd.DataFrame, n: int, seed: int, workers: int = 1
+) -> pd.DataFrame:
+    """The tornado ``df`` with, beside each bar, the variance ranking of the same output
+    (section 7): sobol_rank (the key's place by Sobol total index, n base samples) and
+    ranks_differ_because (ranking_contrast's reason, "" where the rankings agree). Outputs
+    Sobol does not rank (the IRR) get no rank. ``attrs["sobol"]``: samples, seed and the
+    sample-size warnings of the last output ranked."""
+    out = df.copy()
+    out["sobol_rank"] = np.nan
+    out["ranks_differ_because"] = ""
+    dists = {v.name: v.distribution for v in problem_from(a).variables}
+    info = None
+    for metric in ("npv", "payback"):
+        rows = out["output"] == METRICS[metric]
+        if not rows.any():
+            continue
+        sob = sobol_indices(a, n, seed, metric, workers=workers)
+        part = out[rows].reset_index(drop=True)
+        why = ranking_contrast(part, sob, dists).set_index("key")["why"]
+        place = {k: i + 1 for i, k in enumerate(sob["variable"])}
+        out.loc[rows, "sobol_rank"] = out.loc[rows, "variable"].map(place).to_numpy()
+        out.loc[rows, "ranks_differ_because"] = (
+            out.loc[rows, "variable"].map(why).fillna("").to_numpy()
+        )
+        info = {"samples": n, "seed": seed, "warnings": sob.attrs.get("warnings", [])}
+    out.attrs = {**df.attrs, **({"sobol": info} if info else {})}
+    return out
+
+
 def ranking_contrast(
     tor: pd.DataFrame,
     sob: pd.DataFrame,
@@ -588,14 +610,18 @@ def ranking_contrast(
 ) -> pd.DataFrame:
     """Where the one-at-a-time ranking (the tornado's swings, one output) and the variance
     ranking (Sobol total indices of the same output) disagree (section 7): the keys in the top
-    ``top`` of either whose places differ by ``gap`` or more, each with why. The reasons read
+    ``top`` of either whose places differ by ``gap`` or more (keys that swing alike share a
+    place; a key with no swing at all is listed where Sobol ranks it in the top ``top``), each
+    with why. The reasons read
     the figures: a bar that ends past a kink (ends_on_low, ends_on_high), a response steeper
     on one side of the base than the other (non-linear), a total index well above the
     first-order one (interactions), else where the range's ends sit in the key's distribution
     (``dists``: its name by key). Columns: key, tornado_rank, sobol_rank, swing, S1, ST, why."""
     t = tor.reset_index(drop=True)
     s = sob.reset_index(drop=True)
-    place_t = {k: i + 1 for i, k in enumerate(t["variable"])}
+    # a key's place: 1 + the keys that swing more (keys that swing alike share a place)
+    sw = t["swing"].fillna(-1.0).to_numpy(float)
+    place_t = {k: 1 + int(np.sum(sw > x)) for k, x in zip(t["variable"], sw, strict=True)}
     place_s = {k: i + 1 for i, k in enumerate(s["variable"])}
     s_by = s.set_index("variable")
     rows = []
@@ -604,7 +630,10 @@ def ranking_contrast(
         if k not in place_s:
             continue
         rt, rs = place_t[k], place_s[k]
-        if min(rt, rs) > top or abs(rt - rs) < gap:
+        if b["swing"] == 0:  # no swing one at a time: listed where the variance ranks it high
+            if rs > top:
+                continue
+        elif min(rt, rs) > top or abs(rt - rs) < gap:
             continue
         s1, st = float(s_by.at[k, "S1"]), float(s_by.at[k, "ST"])
         why = []

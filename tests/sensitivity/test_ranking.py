@@ -58,7 +58,9 @@ def _frames(**bar):
     row = {"variable": "k", "low": 0.0, "base": 1.0, "high": 2.0, "change_low": -1.0,
            "change_high": 1.0, "swing": 2.0, "ends_on_low": "", "ends_on_high": ""}  # fmt: skip
     row.update(bar)
-    tor = pd.DataFrame([row] + [{**row, "variable": o, "swing": 1.0} for o in others])
+    tor = pd.DataFrame(
+        [row] + [{**row, "variable": o, "swing": 1.0 - 0.01 * i} for i, o in enumerate(others)]
+    )
     sob = pd.DataFrame(
         {"variable": [*others, "k"], "S1": [0.05] * 11 + [0.02], "ST": [0.06] * 11 + [0.02]}
     )
@@ -177,3 +179,19 @@ def test_the_summary_names_a_range_end_that_turns_the_sign():
     text = wrong_sentence(h, ranges)
     assert "one at a time, hardware.b300.layer_latency_us at the high end of its range" in text
     assert "no sampled key's plausible range" not in text
+
+
+def test_keys_without_a_swing_are_listed_where_the_variance_ranks_them_high():
+    """Nothing moves the output one at a time (the bundled payback: none within the horizon
+    at any single end), yet draws that move together do: the keys Sobol ranks in its top 10 are
+    listed, and only those, whatever their tied place in the tornado."""
+    names = [f"k{i}" for i in range(15)]
+    tor = pd.DataFrame({"variable": names, "low": 0.0, "base": 1.0, "high": 2.0,
+                        "change_low": 0.0, "change_high": 0.0, "swing": 0.0,
+                        "ends_on_low": "", "ends_on_high": ""})  # fmt: skip
+    st = np.linspace(0.3, 0.01, 15)
+    sob = pd.DataFrame({"variable": names[::-1], "S1": 0.0, "ST": st})
+    c = run.ranking_contrast(tor, sob, dict.fromkeys(names, "pert"))
+    assert set(c["key"]) == set(names[::-1][:10])
+    assert sorted(c["sobol_rank"]) == list(range(1, 11))
+    assert all(w.startswith("interactions: ") for w in c["why"])
