@@ -93,6 +93,7 @@ def write_report(
     summary.md.
     """
     from econ.report.explain_view import waterfall_png
+    from econ.report.summary import voi_brief
 
     path = report_path(out_dir, a)
     source = _source(a)
@@ -102,6 +103,8 @@ def write_report(
     info = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **(run_info or {})}
     info["Data SHA-256"] = head["data_sha256"]
     extra = {**report_tables(a, head), **(analysis or {})}
+    if "mc" in extra:  # the third line reads the value of information (section V4.8)
+        head = {**head, "value_of_information": voi_brief(extra["mc"])}
     e, line = _explained(a, explain)
     if e is not None:
         extra["explain"] = e

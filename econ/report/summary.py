@@ -356,7 +356,44 @@ def wrong_sentence(h: dict[str, Any], ranges: dict[str, tuple[float, float]]) ->
             if none
             else ""
         )
-        + " (`econ summary --json`: fleet_plan_grid)."
+        + " (`econ summary --json`: fleet_plan_grid)"
+        + evppi_clause(h.get("value_of_information"))
+        + "."
+    )
+
+
+def voi_brief(mc: dict[str, Any]) -> dict[str, Any]:
+    """The Monte Carlo's value of information as the third line reads it (section V4.8): the
+    EVPI, and the sampled key most worth resolving first with its EVPPI (None where no single
+    key, known alone, would change the decision)."""
+    ev = mc["evppi"]
+    real = ev[ev["evppi"] > 0]
+    top = real.iloc[0] if mc["evpi_usd"] > 0 and not real.empty else None
+    return {
+        "samples": int(mc["n"]),
+        "evpi_usd": float(mc["evpi_usd"]),
+        "evpi_se_usd": float(mc["evpi_se_usd"]),
+        "key": None if top is None else str(top["key"]),
+        "evppi_usd": None if top is None else float(top["evppi"]),
+        "evppi_se_usd": None if top is None else float(top["evppi_se"]),
+        "share_of_evpi": None if top is None else float(top["share_of_evpi"]),
+    }
+
+
+def evppi_clause(v: dict[str, Any] | None) -> str:
+    """'; of the sampled uncertainties ...' from voi_brief, or where to find it."""
+    if v is None:
+        return "; which sampled uncertainty is worth resolving first: econ sensitivity montecarlo"
+    n = v["samples"]
+    if v["key"] is None:
+        return (
+            "; no sampled uncertainty, known alone, would change the decision (EVPI "
+            f"{about(v['evpi_usd'], v['evpi_se_usd'], n)})"
+        )
+    return (
+        f"; of the sampled uncertainties, {v['key']} is the one most worth resolving first, its "
+        f"EVPPI {about(v['evppi_usd'], v['evppi_se_usd'], n)} or {share(v['share_of_evpi'])} of "
+        "the EVPI"
     )
 
 

@@ -158,7 +158,7 @@ def test_the_summary_names_a_range_end_that_turns_the_sign():
     latency at 250 us only, each end checked on its own here."""
     from econ import worth
     from econ.headline import headline
-    from econ.report.summary import wrong_sentence
+    from econ.report.summary import voi_brief, wrong_sentence
 
     a = econ.load(DATA)
     base = float(evaluate(a, detail=False).npv[0])
@@ -179,6 +179,24 @@ def test_the_summary_names_a_range_end_that_turns_the_sign():
     text = wrong_sentence(h, ranges)
     assert "one at a time, hardware.b300.layer_latency_us at the high end of its range" in text
     assert "no sampled key's plausible range" not in text
+    # without a Monte Carlo it says where the value of information is; with one (the report),
+    # the key most worth resolving first, from the EVPPI (section V4.8)
+    assert text.endswith(
+        "; which sampled uncertainty is worth resolving first: econ sensitivity montecarlo."
+    )
+    ev = pd.DataFrame({"key": ["a.b", "c.d"], "evppi": [0.0, 3e7], "evppi_se": [0.0, 4.8e6],
+                       "share_of_evpi": [0.0, 0.068]})  # fmt: skip
+    mc = {"n": 4000, "evpi_usd": 4.4e8, "evpi_se_usd": 2.6e7, "evppi": ev}
+    with_voi = wrong_sentence({**h, "value_of_information": voi_brief(mc)}, ranges)
+    assert with_voi.endswith(
+        "; of the sampled uncertainties, c.d is the one most worth resolving first, its EVPPI "
+        "about $30.0M (+/- $4.8M, 4,000 samples) or 6.8% of the EVPI."
+    )
+    nothing = voi_brief({**mc, "evppi": ev.assign(evppi=0.0)})
+    assert nothing["key"] is None
+    assert "; no sampled uncertainty, known alone, would change the decision (EVPI about" in (
+        wrong_sentence({**h, "value_of_information": nothing}, ranges)
+    )
 
 
 def test_keys_without_a_swing_are_listed_where_the_variance_ranks_them_high():
