@@ -863,8 +863,9 @@ def tornado(a: Assumptions, sobol_samples: int | None = None, seed: int = 12345)
     no payback counts as the horizon in the swing), ends_on_low and ends_on_high (text: the
     kinks a bar's end sits past and the base does not, "" for none; section 7), sorted by swing
     within each output. With ``sobol_samples`` (as ``econ sensitivity tornado``, whose
-    ``--samples`` it is, default 1,024 there): sobol_rank (the key's place by the Sobol total
-    index of that output, NPV and payback; blank for the IRR) and ranks_differ_because (text,
+    ``--samples`` it is, default 1,024 there): tornado_rank (the bar's place; bars that swing
+    alike share one), sobol_rank (the key's place by the Sobol total index of that output, NPV
+    and payback; both blank for the IRR) and ranks_differ_because (text,
     "" where the rankings agree). (The key column was named ``variable`` before version 4.)"""
     _check_assumptions(a, "tornado")
     from econ.sensitivity import run
@@ -880,7 +881,7 @@ def tornado_frame(engine: pd.DataFrame) -> pd.DataFrame:
     --csv`` writes it): with its units, the key column named ``key`` as in every table."""
     df = _outputs(engine).rename(columns=KEY_COLUMN)
     df.insert(df.columns.get_loc("key") + 1, "unit", df["key"].map(key_unit))
-    df = _with_units(df, {"sobol_rank": "-"})
+    df = _with_units(df, {"tornado_rank": "-", "sobol_rank": "-"})
     out = ("output_base", "output_low", "output_high", "change_low", "change_high", "swing")
     df.attrs["unit_columns"] = {
         **dict.fromkeys(("low", "high", "base"), "unit"),

@@ -101,23 +101,32 @@ def breakevens(a: Assumptions) -> dict[str, dict[str, Any]]:
 def range_ends_crossing(a: Assumptions, base_npv: float) -> list[dict[str, Any]]:
     """The sampled keys whose plausible range (sensitivity.csv, low to high) turns the NPV's sign
     one at a time, everything else as set (section V4.1): {key, end, value, npv_usd} for each
-    end on the other side of zero from ``base_npv``, largest |NPV| first. Every end in one
-    vectorised call; each scenario chooses its served speeds as the answer does."""
+    end on the other side of zero from ``base_npv``, largest |NPV| first. The tornado's one
+    vectorised call (econ.sensitivity.oneway), each scenario choosing its served speeds as the
+    answer does."""
+    from econ.sensitivity import oneway
     from econ.sensitivity.held import varied
+    from econ.sensitivity.run import problem_from
 
-    rows = [s for s in varied(a) if s.key not in PLAN_KEYS]
-    if not rows or not math.isfinite(base_npv) or base_npv == 0:
+    if not varied(a) or not math.isfinite(base_npv) or base_npv == 0:
         return []
-    n = 2 * len(rows)
-    over = {s.key: np.full(n, a.num(s.key)) for s in rows}
-    for j, s in enumerate(rows):
-        over[s.key][2 * j], over[s.key][2 * j + 1] = s.low, s.high
-    npv = evaluate(a, over, detail=False, monthly=False).npv
+    tor = oneway.tornado(
+        lambda p: {"npv_usd": evaluate(a, p, detail=False, monthly=False).npv},
+        problem_from(a),
+        ["npv_usd"],
+    )
     out = [
-        {"key": s.key, "end": end, "value": x, "npv_usd": float(npv[2 * j + i])}
-        for j, s in enumerate(rows)
-        for i, (end, x) in enumerate((("low", s.low), ("high", s.high)))
-        if math.isfinite(npv[2 * j + i]) and (npv[2 * j + i] > 0) != (base_npv > 0)
+        {
+            "key": r["variable"],
+            "end": end,
+            "value": float(r[end]),
+            "npv_usd": float(r[f"output_{end}"]),
+        }
+        for _, r in tor.iterrows()
+        for end in ("low", "high")
+        if r["variable"] not in PLAN_KEYS
+        and math.isfinite(r[f"output_{end}"])
+        and (r[f"output_{end}"] > 0) != (base_npv > 0)
     ]
     return sorted(out, key=lambda c: -abs(c["npv_usd"]))
 

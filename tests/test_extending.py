@@ -309,7 +309,8 @@ REVENUE_STREAM = [
         STREAM,
         "econ/model.py",
         ("Revenue", "revenue_stage"),
-        r"^    added_usd: Array\n",  # the last field: the call below is positional
+        # after the last field, whichever it is (the call below is positional)
+        r"^    \w+: Array\n(?=\n\ndef revenue_stage\()",
         "    toy: Array\n",
     ),
     Edit(

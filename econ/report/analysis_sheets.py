@@ -157,12 +157,9 @@ def tornado_blocks(part: pd.DataFrame, output: str, first: bool) -> list:
 def kink_notes(moves: pd.DataFrame) -> tuple[str, ...]:
     """The bar ends that sit past a kink the base does not have (a clamp that binds, a tier
     served below its asked speed; docs/model.md section 7), as a note under the table."""
-    ends = [
-        f"{r['variable']} at {e}, {r[f'ends_on_{e}']}"
-        for _, r in moves.iterrows()
-        for e in ("low", "high")
-        if r.get(f"ends_on_{e}")
-    ]
+    from econ.sensitivity.run import marked_ends
+
+    ends = marked_ends(moves)
     return ("Ends past a kink the base does not have: " + "; ".join(ends) + ".",) if ends else ()
 
 

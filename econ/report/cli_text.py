@@ -161,12 +161,9 @@ def tornado(df: pd.DataFrame, show_all: bool = False) -> Shown:
         "their base values"
     )
     text, dropped = t.table(shown, cols, title)
-    ends = [
-        f"{key} at {e}, {m}"
-        for key, lo, hi in zip(keep[k], marked["low"], marked["high"], strict=True)
-        for e, m in (("low", lo), ("high", hi))
-        if m
-    ]
+    from econ.sensitivity.run import marked_ends
+
+    ends = marked_ends(keep.rename(columns={k: "variable"}))
     if ends:
         text += "\n\n" + t.wrap(
             "* The bar ends past a kink the base does not have: " + "; ".join(ends) + "."
@@ -197,11 +194,15 @@ def tornado_ranks(df: pd.DataFrame) -> str:
             lead + ": the two rankings agree within 5 places in the top 10 of each."
         )
     lines = [t.wrap(lead + ": the rankings differ where")]
-    for i, r in diff.iterrows():
+    for _, r in diff.iterrows():
         lines.append(
             t.wrap(
                 f"- {r[k]}: "
-                + (f"tornado #{i + 1}" if r["swing"] != 0 else "no swing one at a time")
+                + (
+                    f"tornado #{int(r['tornado_rank'])}"
+                    if r["swing"] != 0
+                    else "no swing one at a time"
+                )
                 + f", Sobol #{int(r['sobol_rank'])}: "
                 f"{r['ranks_differ_because']}"
             )

@@ -750,19 +750,20 @@ def voi_sentence(mc: dict[str, Any]) -> str:
         else ""
     )
     evpi = f"{about(mc['evpi_usd'], mc['evpi_se_usd'], n)} (EVPI)"
-    real = ev[ev["evppi"] > 0]
-    if not mc["evpi_usd"] > 0 or real.empty:
+    top = voi_brief(mc)
+    if top["key"] is None:
         return (
             f"{decided}Value of information: perfect information on every input would be worth "
             f"{evpi}; no single uncertainty, known alone, would "
             "change the decision."
         )
-    top = real.iloc[0]
+    real = ev[ev["evppi"] > 0]
     zero = int((ev["evppi"] == 0).sum())
     return (
         f"{decided}Value of information: perfect information on every input would be worth "
         f"{evpi}; the uncertainty most worth resolving first is {top['key']} (EVPPI "
-        f"{about(top['evppi'], top['evppi_se'], n)}, {share(top['share_of_evpi'])} of the EVPI)"
+        f"{about(top['evppi_usd'], top['evppi_se_usd'], n)}, {share(top['share_of_evpi'])} of "
+        "the EVPI)"
         + (
             f", then {real.iloc[1]['key']} ({about(real.iloc[1]['evppi'], real.iloc[1]['evppi_se'], n)})"
             if len(real) > 1

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from econ.assumptions import AssumptionError, Assumptions, rule_for
+from econ.assumptions import TIER_IDS, AssumptionError, Assumptions, rule_for
 from econ.constants import AVOIDABLE_GRID, IRR_MEANINGFUL_MAX, MOVABLE_GRID, PLAN_KEYS
 from econ.model import evaluate
 from econ.payback import mirr_annual_of
@@ -59,7 +59,6 @@ MARKS = {
     "clamp_max_capped_propensity": "clamp: the upgrade propensity at its ceiling",
     SERVED_BELOW: "a tier served below the speed it asks for, where the platform's ceiling binds",
 }
-TIERS = ("standard", "fast", "ultrafast")
 METRICS = {"npv": "npv_usd", "payback": "payback_months", "irr": "irr_annual"}
 PATH = "cumulative_cash_usd"  # the path output whose fan the Monte Carlo draws
 OFFER_KEY = "capacity.subscriber_offer"  # auto | on | off (off: no subscriber streams)
@@ -221,11 +220,11 @@ class ModelFunction:
         }
         if self.diagnostics:
             out[PRIOR_PREDICTIVE] = r.gpu_cost_at_avoidable_1
+        if self.diagnostics or self.marks:
             out.update({name: getattr(r, field) for name, (field, _) in CLAMPS.items()})
         if self.marks:
-            out.update({name: getattr(r, field) for name, (field, _) in CLAMPS.items()})
             below = np.zeros(np.shape(r.npv), bool)
-            for tier in TIERS:
+            for tier in TIER_IDS:
                 key = f"tiers.{tier}.tokens_per_s"
                 asked = np.asarray(params.get(key, self.a.num(key)), float)
                 served = np.asarray(getattr(r, f"served_tokens_per_s_{tier}"), float)
@@ -575,11 +574,13 @@ def with_sobol_ranks(
     a: Assumptions, df: pd.DataFrame, n: int, seed: int, workers: int = 1
 ) -> pd.DataFrame:
     """The tornado ``df`` with, beside each bar, the variance ranking of the same output
-    (section 7): sobol_rank (the key's place by Sobol total index, n base samples) and
+    (section 7): tornado_rank (the bar's place, swing_places), sobol_rank (the key's place
+    by Sobol total index, n base samples) and
     ranks_differ_because (ranking_contrast's reason, "" where the rankings agree). Outputs
     Sobol does not rank (the IRR) get no rank. ``attrs["sobol"]``: samples, seed and the
     sample-size warnings of the last output ranked."""
     out = df.copy()
+    out["tornado_rank"] = np.nan
     out["sobol_rank"] = np.nan
     out["ranks_differ_because"] = ""
     dists = {v.name: v.distribution for v in problem_from(a).variables}
@@ -592,6 +593,7 @@ def with_sobol_ranks(
         part = out[rows].reset_index(drop=True)
         why = ranking_contrast(part, sob, dists).set_index("key")["why"]
         place = {k: i + 1 for i, k in enumerate(sob["variable"])}
+        out.loc[rows, "tornado_rank"] = swing_places(part)
         out.loc[rows, "sobol_rank"] = out.loc[rows, "variable"].map(place).to_numpy()
         out.loc[rows, "ranks_differ_because"] = (
             out.loc[rows, "variable"].map(why).fillna("").to_numpy()
@@ -599,6 +601,24 @@ def with_sobol_ranks(
         info = {"samples": n, "seed": seed, "warnings": sob.attrs.get("warnings", [])}
     out.attrs = {**df.attrs, **({"sobol": info} if info else {})}
     return out
+
+
+def swing_places(tor: pd.DataFrame) -> list[int]:
+    """Each bar's place in a tornado of one output: 1 + the bars that swing more (bars that
+    swing alike share a place; no swing, NaN, comes last)."""
+    sw = tor["swing"].fillna(-1.0).to_numpy(float)
+    return [1 + int(np.sum(sw > x)) for x in sw]
+
+
+def marked_ends(tor: pd.DataFrame) -> list[str]:
+    """'key at end, kink' for every bar end the tornado marks (ends_on_low, ends_on_high), in
+    the frame's order: what the terminal and the Tornado sheet print under the table."""
+    return [
+        f"{r['variable']} at {e}, {r[f'ends_on_{e}']}"
+        for _, r in tor.iterrows()
+        for e in ("low", "high")
+        if r.get(f"ends_on_{e}")
+    ]
 
 
 def ranking_contrast(
@@ -619,9 +639,7 @@ def ranking_contrast(
     (``dists``: its name by key). Columns: key, tornado_rank, sobol_rank, swing, S1, ST, why."""
     t = tor.reset_index(drop=True)
     s = sob.reset_index(drop=True)
-    # a key's place: 1 + the keys that swing more (keys that swing alike share a place)
-    sw = t["swing"].fillna(-1.0).to_numpy(float)
-    place_t = {k: 1 + int(np.sum(sw > x)) for k, x in zip(t["variable"], sw, strict=True)}
+    place_t = dict(zip(t["variable"], swing_places(t), strict=True))
     place_s = {k: i + 1 for i, k in enumerate(s["variable"])}
     s_by = s.set_index("variable")
     rows = []
